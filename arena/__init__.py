@@ -1,0 +1,1 @@
+"""Tichu Arena: referee, tournament runner and tools for Tichu bots."""

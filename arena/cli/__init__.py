@@ -1,0 +1,1 @@
+"""The ``arena`` command line: wiring only; the behaviour lives in the library."""

@@ -1,0 +1,65 @@
+"""``arena replay``: verify and show replay files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from arena import replay as replays
+
+app = typer.Typer(help="Check and read replay files.", no_args_is_help=True)
+console = Console()
+
+FileArg = Annotated[
+    Path, typer.Argument(exists=True, dir_okay=False, readable=True, help="A replay JSON file.")
+]
+
+
+@app.command()
+def verify(path: FileArg) -> None:
+    """Re-play FILE through the rules; print per-hand and final scores, or the first error."""
+    try:
+        rep = replays.load(path)
+        result = replays.verify(rep)
+    except replays.ReplayError as e:
+        console.print(f"[red]invalid replay[/red] {path}: {e}", highlight=False)
+        raise typer.Exit(1) from None
+    m = result.match
+    table = Table(title=f"{path.name}: {' / '.join(rep.seats)}")
+    for col in ("hand", "out", "team A", "team B", "total A", "total B"):
+        table.add_column(col, justify="right")
+    ta = tb = 0
+    for r in m.hand_results:
+        ta += r.score[0]
+        tb += r.score[1]
+        dv = " 1-2" if r.double_victory >= 0 else ""
+        out = "".join(str(s) for s in r.out) + dv
+        table.add_row(
+            str(r.hand + 1), out, f"{r.score[0]:+d}", f"{r.score[1]:+d}", str(ta), str(tb)
+        )
+    console.print(table)
+    for problem in result.mismatches:
+        console.print(f"[red]mismatch[/red]: {problem}", highlight=False)
+    status = "finished" if m.over else "unfinished"
+    console.print(
+        f"{len(m.actions)} actions replayed; match {status}: team A {m.scores[0]}, "
+        f"team B {m.scores[1]}",
+        highlight=False,
+    )
+    if result.mismatches:
+        raise typer.Exit(1)
+
+
+@app.command()
+def show(path: FileArg) -> None:
+    """Print the game in FILE in readable form, hand by hand."""
+    try:
+        text = replays.render(replays.load(path))
+    except replays.ReplayError as e:
+        console.print(f"[red]invalid replay[/red] {path}: {e}", highlight=False)
+        raise typer.Exit(1) from None
+    print(text)

@@ -1,0 +1,109 @@
+"""Design matrix, board clusters and identifiability shared by the rating and margin fits."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from arena.ratings.hands import HandOutcome, RatingError, bots_of, team_weights
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.intp]
+
+
+def design(hands: Sequence[HandOutcome]) -> tuple[tuple[str, ...], FloatArray]:
+    """Returns the sorted bots and the design matrix (one row per hand, one column per bot).
+
+    Raises:
+        RatingError: If fewer than two bots played.
+    """
+    bots = bots_of(hands)
+    if len(bots) < 2:
+        raise RatingError(f"ratings need at least 2 bots, got {len(bots)}")
+    column = {bot: i for i, bot in enumerate(bots)}
+    rows = np.zeros((len(hands), len(bots)))
+    for g, hand in enumerate(hands):
+        for bot, weight in team_weights(hand.seats).items():
+            rows[g, column[bot]] = weight
+    return bots, rows
+
+
+def board_clusters(hands: Sequence[HandOutcome]) -> tuple[IntArray, int]:
+    """Returns each hand's board index (in order of first appearance) and the board count."""
+    index: dict[str, int] = {}
+    clusters = np.fromiter(
+        (index.setdefault(hand.board, len(index)) for hand in hands), dtype=np.intp
+    )
+    return clusters, len(index)
+
+
+def cluster_sums(rows: FloatArray, clusters: IntArray, boards: int) -> FloatArray:
+    """Sums the rows of ``rows`` within each board: the score contributions u_b of §3.3."""
+    sums = np.zeros((boards, rows.shape[1]))
+    np.add.at(sums, clusters, rows)
+    return sums
+
+
+def centring(size: int) -> FloatArray:
+    """Returns the projection onto ratings with mean 0, ``I − 11ᵀ/N``."""
+    projection: FloatArray = np.eye(size) - np.full((size, size), 1.0 / size)
+    return projection
+
+
+def pseudo_inverse(information: FloatArray) -> FloatArray:
+    """Inverts an information matrix on the mean-0 subspace (where all fits live).
+
+    Every design row sums to 0, so the all-ones direction carries no information. Adding
+    ``11ᵀ/N`` makes the matrix invertible without changing it on the mean-0 subspace.
+    """
+    size = information.shape[0]
+    projection = centring(size)
+    inverse = np.linalg.inv(information + np.full((size, size), 1.0 / size))
+    result: FloatArray = projection @ inverse @ projection
+    return result
+
+
+def require_identified(
+    bots: tuple[str, ...], rows: FloatArray, hands: Sequence[HandOutcome]
+) -> None:
+    """Checks that the hands identify every individual rating (rank N − 1, §3.2).
+
+    Raises:
+        RatingError: Naming the disconnected groups of bots, or saying that only team
+            sums are identified (for example fixed partnerships).
+    """
+    gram = rows.T @ rows
+    rank = int(np.linalg.matrix_rank(gram))
+    if rank == len(bots) - 1:
+        return
+    groups = _connected_groups(bots, hands)
+    if len(groups) > 1:
+        listing = "; ".join(", ".join(group) for group in groups)
+        raise RatingError(
+            f"the hands split the bots into {len(groups)} groups that never met: {listing}"
+        )
+    raise RatingError(
+        f"the hands identify only {rank} of {len(bots) - 1} rating differences; "
+        "fixed partnerships identify team sums only, rotate partners (a whist schedule)"
+    )
+
+
+def _connected_groups(bots: tuple[str, ...], hands: Sequence[HandOutcome]) -> list[list[str]]:
+    parent = {bot: bot for bot in bots}
+
+    def root(bot: str) -> str:
+        while parent[bot] != bot:
+            parent[bot] = parent[parent[bot]]
+            bot = parent[bot]
+        return bot
+
+    for hand in hands:
+        first = root(hand.seats[0])
+        for bot in hand.seats[1:]:
+            parent[root(bot)] = first
+    groups: dict[str, list[str]] = {}
+    for bot in bots:
+        groups.setdefault(root(bot), []).append(bot)
+    return sorted(groups.values())

@@ -1,0 +1,235 @@
+"""Batch Bradley–Terry (logistic) fit of individual hand-Elo from team results (§3.2, §3.3).
+
+A hand between team A and team B is won by A with probability ``L(Δ)``, where
+``L(x) = 1/(1 + 10^(−x/400))`` and Δ is the mean rating of A's two seats minus that of B's.
+The fit maximises the likelihood of the hand outcomes (1, ½ or 0 for team A) with a weak
+Gaussian prior that keeps perfect records finite, by Newton's method in natural units
+``β = r·ln10/400``. Standard errors are cluster-robust by board (sandwich) by default,
+because the two plays of a duplicate board are strongly anticorrelated.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from statistics import NormalDist
+
+import numpy as np
+
+from arena.ratings._design import (
+    FloatArray,
+    board_clusters,
+    cluster_sums,
+    design,
+    pseudo_inverse,
+    require_identified,
+)
+from arena.ratings.hands import HandOutcome, RatingError
+
+ELO_PER_NAT = 400.0 / math.log(10.0)
+"""Elo points per natural (log-odds) unit: 173.7."""
+
+DEFAULT_PRIOR_PRECISION = 0.03
+"""Ridge λ in natural units: a N(0, 1000 Elo) prior per bot (§3.2); matters only for
+perfect records."""
+
+_NEGLIGIBLE = 1e-9
+"""Elo differences and errors below this are treated as exactly zero."""
+
+SEPARATION_LIMIT = 30.0
+"""Largest |β| in natural units (≈ 5200 Elo) before an unpenalised fit is declared separated."""
+
+
+@dataclass(frozen=True)
+class RatingFit:
+    """Fitted hand-Elo ratings with their covariance.
+
+    Attributes:
+        bots: Bot names, sorted.
+        ratings: Elo rating per bot, in the order of ``bots``, on the chosen anchor.
+        covariance: Covariance of ``ratings`` in Elo², the one standard errors use
+            (cluster-robust unless the fit was asked for model-based errors).
+        model_covariance: Inverse-information covariance in Elo², which assumes
+            independent hands.
+        hands: Number of hands each bot played.
+        boards: Number of distinct boards (clusters).
+        log_likelihood: Log-likelihood of the hand outcomes at the fit, without the prior.
+        iterations: Newton iterations used.
+    """
+
+    bots: tuple[str, ...]
+    ratings: tuple[float, ...]
+    covariance: tuple[tuple[float, ...], ...]
+    model_covariance: tuple[tuple[float, ...], ...]
+    hands: tuple[int, ...]
+    boards: int
+    log_likelihood: float
+    iterations: int
+
+    def index(self, bot: str) -> int:
+        """Returns the position of ``bot`` in ``bots``."""
+        try:
+            return self.bots.index(bot)
+        except ValueError:
+            raise KeyError(f"no rating for {bot!r}") from None
+
+    def rating(self, bot: str) -> float:
+        """Returns the Elo rating of ``bot``."""
+        return self.ratings[self.index(bot)]
+
+    def stderr(self, bot: str) -> float:
+        """Returns the standard error of ``bot``'s rating in Elo."""
+        i = self.index(bot)
+        return math.sqrt(max(self.covariance[i][i], 0.0))
+
+    def interval(self, bot: str, level: float = 0.95) -> tuple[float, float]:
+        """Returns the two-sided normal confidence interval of ``bot``'s rating."""
+        half = _z(level) * self.stderr(bot)
+        rating = self.rating(bot)
+        return rating - half, rating + half
+
+    def diff_stderr(self, first: str, second: str) -> float:
+        """Returns the standard error of ``rating(first) − rating(second)`` in Elo."""
+        i, j = self.index(first), self.index(second)
+        c = self.covariance
+        return math.sqrt(max(c[i][i] + c[j][j] - 2.0 * c[i][j], 0.0))
+
+    def los(self, first: str, second: str) -> float:
+        """Returns the likelihood of superiority Φ((r_first − r_second)/SE) of ``first``."""
+        diff = self.rating(first) - self.rating(second)
+        se = self.diff_stderr(first, second)
+        if se < _NEGLIGIBLE:
+            # No measurable uncertainty (the same bot, an anchor pair, or a degenerate
+            # sandwich): superiority is decided by the sign alone.
+            return 0.5 if abs(diff) < _NEGLIGIBLE else float(diff > 0.0)
+        return NormalDist().cdf(diff / se)
+
+    def ranking(self) -> tuple[str, ...]:
+        """Returns the bots from highest to lowest rating (ties by name)."""
+        return tuple(sorted(self.bots, key=lambda bot: (-self.rating(bot), bot)))
+
+
+def fit_ratings(
+    hands: Iterable[HandOutcome],
+    *,
+    prior_precision: float = DEFAULT_PRIOR_PRECISION,
+    robust: bool = True,
+    anchor: str | None = None,
+    offset: float = 0.0,
+    tol: float = 1e-9,
+    max_iter: int = 100,
+) -> RatingFit:
+    """Fits individual hand-Elo ratings to hand outcomes, with team rating = mean of members.
+
+    Args:
+        hands: The played hands; each board id is one cluster for the robust errors.
+        prior_precision: Ridge λ in natural units (0 gives the plain MLE).
+        robust: Report cluster-robust (by board) errors rather than model-based ones.
+        anchor: Bot whose rating is fixed at ``offset``; None fixes the mean at ``offset``.
+        offset: Value of the anchor (for example 1500 for display).
+        tol: Newton stops when the largest step is below this (natural units).
+        max_iter: Newton iteration cap.
+
+    Raises:
+        RatingError: Fewer than 2 bots, rank-deficient or disconnected hands, an unknown
+            anchor, separation without a prior, or no convergence.
+    """
+    played = list(hands)
+    bots, rows = design(played)
+    if anchor is not None and anchor not in bots:
+        raise RatingError(f"anchor {anchor!r} did not play")
+    if prior_precision < 0.0:
+        raise RatingError(f"prior_precision must be >= 0, got {prior_precision!r}")
+    require_identified(bots, rows, played)
+    outcomes = np.array([hand.outcome for hand in played])
+    beta, iterations = _newton(rows, outcomes, prior_precision, tol, max_iter)
+
+    z = rows @ beta
+    p = _logistic(z)
+    information = rows.T @ ((p * (1.0 - p))[:, None] * rows) + prior_precision * np.eye(len(bots))
+    model = pseudo_inverse(information)
+    clusters, boards = board_clusters(played)
+    scores = cluster_sums((outcomes - p)[:, None] * rows, clusters, boards)
+    sandwich = model @ (scores.T @ scores) @ model
+
+    shift = _anchoring(bots, anchor)
+    scale = ELO_PER_NAT**2
+    chosen = sandwich if robust else model
+    ratings = ELO_PER_NAT * (shift @ beta) + offset
+    return RatingFit(
+        bots=bots,
+        ratings=tuple(float(r) for r in ratings),
+        covariance=_as_tuples(scale * (shift @ chosen @ shift.T)),
+        model_covariance=_as_tuples(scale * (shift @ model @ shift.T)),
+        hands=tuple(sum(bot in hand.seats for hand in played) for bot in bots),
+        boards=boards,
+        log_likelihood=_log_likelihood(z, outcomes),
+        iterations=iterations,
+    )
+
+
+def _newton(
+    rows: FloatArray, outcomes: FloatArray, prior: float, tol: float, max_iter: int
+) -> tuple[FloatArray, int]:
+    size = rows.shape[1]
+    ridge = prior * np.eye(size)
+    ones = np.full((size, size), 1.0 / size)
+    beta = np.zeros(size)
+    objective = _log_likelihood(rows @ beta, outcomes)
+    for iteration in range(1, max_iter + 1):
+        p = _logistic(rows @ beta)
+        gradient = rows.T @ (outcomes - p) - prior * beta
+        information = rows.T @ ((p * (1.0 - p))[:, None] * rows) + ridge
+        # Adding 11ᵀ/N fixes the unidentified all-ones direction; the gradient has no
+        # component along it, so the step keeps the ratings centred.
+        step = np.linalg.solve(information + ones, gradient)
+        length = 1.0
+        while True:
+            trial = beta + length * step
+            trial -= trial.mean()
+            value = _log_likelihood(rows @ trial, outcomes) - 0.5 * prior * float(trial @ trial)
+            if value >= objective - 1e-12 * (1.0 + abs(objective)) or length < 1e-6:
+                break
+            length /= 2.0
+        beta, objective = trial, value
+        if float(np.max(np.abs(length * step))) < tol:
+            return beta, iteration
+        if float(np.max(np.abs(beta))) > SEPARATION_LIMIT:
+            raise RatingError(
+                "ratings diverge: some bot or group never lost (or never won); "
+                "use prior_precision > 0"
+            )
+    raise RatingError(f"rating fit did not converge in {max_iter} Newton iterations")
+
+
+def _logistic(z: FloatArray) -> FloatArray:
+    # tanh form: no overflow for large |z|.
+    result: FloatArray = 0.5 * (1.0 + np.tanh(0.5 * z))
+    return result
+
+
+def _log_likelihood(z: FloatArray, outcomes: FloatArray) -> float:
+    # s·ln p + (1 − s)·ln(1 − p) = s·z − ln(1 + e^z), stable for any z.
+    return float(np.sum(outcomes * z - np.logaddexp(0.0, z)))
+
+
+def _anchoring(bots: tuple[str, ...], anchor: str | None) -> FloatArray:
+    size = len(bots)
+    if anchor is None:
+        return np.eye(size)
+    shift = np.eye(size)
+    shift[:, bots.index(anchor)] -= 1.0
+    return shift
+
+
+def _as_tuples(matrix: FloatArray) -> tuple[tuple[float, ...], ...]:
+    # Symmetrise: products like C·M·C are symmetric only up to rounding.
+    symmetric = 0.5 * (matrix + matrix.T)
+    return tuple(tuple(float(x) for x in row) for row in symmetric)
+
+
+def _z(level: float) -> float:
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"confidence level must be in (0, 1), got {level!r}")
+    return NormalDist().inv_cdf(0.5 + 0.5 * level)

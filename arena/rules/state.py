@@ -1,0 +1,760 @@
+"""The match state machine: deal, calls, exchange, tricks, bomb windows, scoring.
+
+``Match`` is mutable for speed but ``apply`` is atomic: it validates first and raises
+``IllegalActionError`` without touching the state, so a referee can re-ask. ``copy()`` is
+cheap (a few list copies), which is what search bots use to simulate.
+
+Simultaneous decisions (Grand Tichu, the exchange) are asked seat by seat, 0 to 3, and
+revealed together when the last seat has answered. Out-of-turn bombs are asked in bomb
+windows: after every play, the seats other than the one due to act that hold a bomb beating
+the table are asked in seat order starting after the player; after the pass that would end a
+trick, every seat holding such a bomb is asked in seat order starting after the passer. The
+first seat to bomb plays; a new window follows that bomb.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import NamedTuple
+
+from arena.rules.actions import (
+    NO_WISH,
+    WISHES,
+    Action,
+    CallTichu,
+    Exchange,
+    Gift,
+    GrandTichu,
+    Phase,
+    Wish,
+)
+from arena.rules.cards import (
+    DOG_BIT,
+    DRAGON_BIT,
+    FULL_DECK,
+    MAHJONG_BIT,
+    RANK_MASKS,
+    Mask,
+    cards_of,
+    format_cards,
+    points_of,
+)
+from arena.rules.combos import (
+    DOG_K,
+    FOUR_BOMB,
+    PASS,
+    PASS_K,
+    SINGLE,
+    Play,
+    beats,
+    combinations,
+    may_hold_bomb,
+)
+from arena.rules.errors import IllegalActionError
+
+_new = tuple.__new__
+
+
+def team_of(seat: int) -> int:
+    """Team 0 (A) holds seats 0 and 2, team 1 (B) seats 1 and 3."""
+    return seat & 1
+
+
+@dataclass(frozen=True)
+class Options:
+    """Rules options: match length, Grand Tichu, tournament (``turnier``) scoring."""
+
+    target_score: int = 1000
+    hands: int = 0
+    grand_tichu: bool = True
+    tournament: bool = False
+
+    def __post_init__(self) -> None:
+        if self.target_score <= 0:
+            raise ValueError(f"target_score must be positive, not {self.target_score}")
+        if self.hands < 0:
+            raise ValueError(f"hands must be 0 (play to the target) or more, not {self.hands}")
+
+    @classmethod
+    def turnier(cls) -> Options:
+        """The tournament mode: 9 hands, victory points, no Grand Tichu."""
+        return cls(hands=9, grand_tichu=False, tournament=True)
+
+
+class EventKind(IntEnum):
+    """Public events of a hand, as every seat sees them."""
+
+    HAND_START = 1  # value: hand number
+    GRAND_TICHU = 2  # seat called Grand Tichu (revealed after all four decided)
+    TICHU = 3  # seat called Tichu
+    EXCHANGE = 4  # all four passed their cards
+    PLAY = 5  # seat played ``play``; value 1 when out of turn (a bomb window)
+    PASS = 6  # seat passed
+    WISH = 7  # seat wished rank ``value`` (0: no wish)
+    WISH_FULFILLED = 8  # seat played a card of the wished rank ``value``
+    TRICK_WON = 9  # seat took the trick worth ``value`` points
+    DRAGON_GIFT = 10  # seat gave a Dragon trick to seat ``value``
+    OUT = 11  # seat went out in place ``value`` (1..3)
+    HAND_END = 12  # value: hand number
+
+
+class Event(NamedTuple):
+    """One public event: its kind, the seat it concerns, a play where relevant, a number."""
+
+    kind: int
+    seat: int
+    play: Play | None = None
+    value: int = 0
+
+
+@dataclass(frozen=True)
+class HandResult:
+    """The outcome of one hand, per team (index 0 = team A, 1 = team B)."""
+
+    hand: int
+    out: tuple[int, ...]
+    double_victory: int  # the winning team, or -1
+    card_points: tuple[int, int]
+    bets: tuple[int, int]
+    grand: tuple[bool, bool, bool, bool]
+    tichu: tuple[bool, bool, bool, bool]
+    victory_points: tuple[int, int]
+
+    @property
+    def score(self) -> tuple[int, int]:
+        """Card points plus bets, per team."""
+        return (self.card_points[0] + self.bets[0], self.card_points[1] + self.bets[1])
+
+
+Deal = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+
+
+def deal_from_seed(seed: int, hand: int) -> Deal:
+    """Shuffles the deck for hand ``hand`` of a match seeded ``seed`` (stable everywhere)."""
+    deck = list(range(56))
+    random.Random(f"tichu/{seed}/{hand}").shuffle(deck)
+    return (tuple(deck[0:14]), tuple(deck[14:28]), tuple(deck[28:42]), tuple(deck[42:56]))
+
+
+def check_deal(deal: Sequence[Sequence[int]]) -> Deal:
+    """Validates an explicit deal: four hands of 14 distinct cards covering the deck."""
+    if len(deal) != 4 or any(len(h) != 14 for h in deal):
+        raise ValueError("a deal is four hands of 14 cards")
+    seen = 0
+    for h in deal:
+        for c in h:
+            if not 0 <= c < 56 or seen >> c & 1:
+                raise ValueError(f"card {c} is repeated or unknown in the deal")
+            seen |= 1 << c
+    t = tuple(tuple(h) for h in deal)
+    return (t[0], t[1], t[2], t[3])
+
+
+_BOMB_KINDS = FOUR_BOMB
+_AFTER_PLAY = 0  # a window after a play: if nobody bombs, the next seat acts
+_BEFORE_COLLECT = 1  # a window after the last pass: if nobody bombs, the trick is collected
+
+
+class Match:
+    """A whole match: hands are dealt until the target (or the set number of hands)."""
+
+    __slots__ = (
+        "_combos",
+        "_legal",
+        "actions",
+        "deals",
+        "dealt",
+        "events",
+        "exchanges",
+        "grand",
+        "hand_no",
+        "hand_results",
+        "hands",
+        "lead",
+        "log",
+        "options",
+        "out",
+        "owner",
+        "passes",
+        "phase",
+        "resume",
+        "scores",
+        "seat",
+        "seed",
+        "tichu",
+        "trick",
+        "trick_cards",
+        "turn",
+        "vp",
+        "window",
+        "wish",
+        "won",
+    )
+
+    options: Options
+    seed: int
+    deals: tuple[Deal, ...]
+    hand_no: int
+    scores: list[int]
+    vp: list[int]
+    hand_results: list[HandResult]
+    phase: Phase
+    seat: int
+    hands: list[Mask]
+    dealt: Deal
+    grand: list[bool]
+    tichu: list[bool]
+    exchanges: list[Exchange | None]
+    trick: list[tuple[int, Play]]
+    trick_cards: Mask
+    owner: int
+    passes: int
+    lead: bool
+    turn: int
+    window: list[int]
+    resume: int
+    wish: int
+    won: list[Mask]
+    out: list[int]
+    events: list[Event]
+    log: list[tuple[Event, ...]]
+    actions: list[tuple[int, Action]]
+    _combos: list[tuple[Play, ...] | None]
+    _legal: tuple[Action, ...] | None
+
+    def __init__(
+        self,
+        options: Options | None = None,
+        seed: int = 0,
+        deals: Sequence[Sequence[Sequence[int]]] = (),
+    ) -> None:
+        self.options = options or Options()
+        self.seed = seed
+        self.deals = tuple(check_deal(d) for d in deals)
+        self.hand_no = 0
+        self.scores = [0, 0]
+        self.vp = [0, 0]
+        self.hand_results = []
+        self.actions = []
+        self.log = []
+        self._start_hand()
+
+    # ----------------------------------------------------------------- copying
+
+    def copy(self) -> Match:
+        """Returns an independent copy (lists copied, immutable values shared)."""
+        m = Match.__new__(Match)
+        for name in Match.__slots__:
+            v = getattr(self, name)
+            setattr(m, name, v.copy() if type(v) is list else v)
+        return m
+
+    # ----------------------------------------------------------------- queries
+
+    @property
+    def over(self) -> bool:
+        """Whether the match has ended."""
+        return self.phase is Phase.MATCH_OVER
+
+    @property
+    def top(self) -> Play | None:
+        """The play to beat, or ``None`` when the table is empty."""
+        return self.trick[-1][1] if self.trick else None
+
+    def where(self) -> str:
+        """Names the position for messages: hand, trick, seat and phase."""
+        trick = 1 + sum(1 for e in self.events if e.kind == EventKind.TRICK_WON)
+        return (
+            f"hand {self.hand_no + 1}, trick {trick}, seat {self.seat},"
+            f" {self.phase.name.lower().replace('_', ' ')}"
+        )
+
+    def can_call_tichu(self, seat: int | None = None) -> bool:
+        """Whether ``seat`` (default: the seat to act) may call Tichu with its next answer."""
+        s = self.seat if seat is None else seat
+        return (
+            s == self.seat
+            and self.phase in (Phase.EXCHANGE, Phase.PLAY, Phase.BOMB_WINDOW)
+            and self.hands[s].bit_count() == 14
+            and not self.grand[s]
+            and not self.tichu[s]
+        )
+
+    def combos(self, seat: int) -> tuple[Play, ...]:
+        """Every play ``seat`` could lead from its current hand (cached per hand)."""
+        c = self._combos[seat]
+        if c is None:
+            c = self._combos[seat] = combinations(self.hands[seat])
+        return c
+
+    def legal_actions(self) -> tuple[Action, ...]:
+        """The answers the seat to act may give, in canonical order (never empty).
+
+        Tichu calls are not listed: see ``can_call_tichu``.
+        """
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return self._legal
+
+    def _compute_legal(self) -> tuple[Action, ...]:
+        ph = self.phase
+        s = self.seat
+        if ph is Phase.PLAY:
+            return tuple(self._turn_plays(s))
+        if ph is Phase.BOMB_WINDOW:
+            return (PASS, *self._bombs_beating(s, self.trick[-1][1]))
+        if ph is Phase.GRAND_TICHU:
+            return (GrandTichu(False), GrandTichu(True))
+        if ph is Phase.EXCHANGE:
+            cards = list(cards_of(self.hands[s]))
+            return tuple(
+                Exchange(a, b, c)
+                for a in cards
+                for b in cards
+                if b != a
+                for c in cards
+                if c != a and c != b
+            )
+        if ph is Phase.WISH:
+            return WISHES
+        if ph is Phase.DRAGON_GIFT:
+            return (Gift((s + 1) & 3), Gift((s + 3) & 3))
+        return ()
+
+    def _turn_plays(self, s: int) -> list[Play]:
+        combos = self.combos(s)
+        wish = self.wish
+        wished = RANK_MASKS[wish] & self.hands[s] if wish else 0
+        if not self.trick:
+            if wished:
+                return [p for p in combos if p.cards & wished]
+            return list(combos)
+        top = self.trick[-1][1]
+        tk = top.kind
+        plays: list[Play] = [PASS]
+        if tk < _BOMB_KINDS:
+            tl = top.length
+            tr = top.rank
+            if tk == SINGLE and tr < 15 and self.hands[s] >> 55:
+                plays.append(_new(Play, (SINGLE, 1, tr, 1 << 55)))
+            plays.extend(p for p in combos if p.kind == tk and p.length == tl and p.rank > tr)
+            plays.extend(p for p in combos if p.kind >= _BOMB_KINDS)
+        else:
+            plays.extend(p for p in combos if p.kind >= _BOMB_KINDS and beats(p, top))
+        if wished:
+            forced = [p for p in plays if p.cards & wished]
+            if forced:
+                return forced
+        return plays
+
+    def _bombs_beating(self, s: int, top: Play) -> list[Play]:
+        return [p for p in self.combos(s) if p.kind >= _BOMB_KINDS and beats(p, top)]
+
+    def _has_bomb_beating(self, s: int, top: Play) -> bool:
+        if not may_hold_bomb(self.hands[s]):
+            return False
+        return any(p.kind >= _BOMB_KINDS and beats(p, top) for p in self.combos(s))
+
+    # ----------------------------------------------------------------- applying
+
+    def apply(self, action: Action) -> None:
+        """Applies the seat to act's answer, or raises ``IllegalActionError`` (state unchanged)."""
+        s = self.seat
+        if type(action) is CallTichu:
+            if not self.can_call_tichu(s):
+                raise IllegalActionError(self._why_no_tichu(s), self.where())
+            self.tichu[s] = True
+            self.events.append(_new(Event, (EventKind.TICHU, s, None, 0)))
+            self.actions.append((s, action))
+            return
+        ph = self.phase
+        if ph is Phase.PLAY or ph is Phase.BOMB_WINDOW:
+            if type(action) is not Play or action not in self.legal_actions():
+                raise IllegalActionError(self._why_illegal(action), self.where())
+        elif ph is Phase.EXCHANGE:
+            self._check_exchange(action)
+        elif ph is Phase.MATCH_OVER:
+            raise IllegalActionError("the match is over", self.where())
+        else:
+            expected = {Phase.GRAND_TICHU: GrandTichu, Phase.WISH: Wish, Phase.DRAGON_GIFT: Gift}
+            if type(action) is not expected[ph] or action not in self.legal_actions():
+                raise IllegalActionError(
+                    f"{action!r} is not a legal answer to a {ph.name.lower()} decision",
+                    self.where(),
+                )
+        self.actions.append((s, action))
+        self._legal = None
+        if isinstance(action, Play):
+            if ph is Phase.PLAY:
+                if action.kind == PASS_K:
+                    self._pass(s)
+                else:
+                    self._play(s, action, False)
+            elif action.kind == PASS_K:
+                self._decline(s)
+            else:
+                self._play(s, action, True)
+        elif isinstance(action, GrandTichu):
+            self._grand(s, action.call)
+        elif isinstance(action, Exchange):
+            self._exchange(s, action)
+        elif isinstance(action, Wish):
+            self._wish(s, action.rank)
+        elif isinstance(action, Gift):
+            self._gift(s, action.to)
+
+    # ----------------------------------------------------------------- hand flow
+
+    def _start_hand(self) -> None:
+        k = self.hand_no
+        deal = self.deals[k] if k < len(self.deals) else deal_from_seed(self.seed, k)
+        self.dealt = deal
+        first = 8 if self.options.grand_tichu else 14
+        self.hands = [_mask(h[:first]) for h in deal]
+        self.grand = [False] * 4
+        self.tichu = [False] * 4
+        self.exchanges = [None] * 4
+        self.trick = []
+        self.trick_cards = 0
+        self.owner = -1
+        self.passes = 0
+        self.lead = True
+        self.turn = -1
+        self.window = []
+        self.resume = _AFTER_PLAY
+        self.wish = 0
+        self.won = [0, 0, 0, 0]
+        self.out = []
+        self.events = [Event(EventKind.HAND_START, -1, None, k)]
+        self._combos = [None, None, None, None]
+        self._legal = None
+        self.seat = 0
+        self.phase = Phase.GRAND_TICHU if self.options.grand_tichu else Phase.EXCHANGE
+
+    def _grand(self, s: int, call: bool) -> None:
+        self.grand[s] = call  # hidden from the others until the last seat answered
+        if s < 3:
+            self.seat = s + 1
+            return
+        for t in range(4):
+            if self.grand[t]:
+                self.events.append(Event(EventKind.GRAND_TICHU, t))
+        self.hands = [_mask(h) for h in self.dealt]
+        self.seat = 0
+        self.phase = Phase.EXCHANGE
+
+    def _check_exchange(self, action: Action) -> None:
+        if type(action) is not Exchange:
+            raise IllegalActionError(f"{action!r} is not an exchange", self.where())
+        hand = self.hands[self.seat]
+        cards = set(action)
+        if len(cards) != 3:
+            raise IllegalActionError("the three passed cards must differ", self.where())
+        for c in action:
+            if not (type(c) is int and 0 <= c < 56 and hand >> c & 1):
+                raise IllegalActionError(f"card {c!r} to pass is not in hand", self.where())
+
+    def _exchange(self, s: int, action: Exchange) -> None:
+        self.exchanges[s] = action
+        if s < 3:
+            self.seat = s + 1
+            return
+        hands = self.hands
+        for t in range(4):
+            given = self.exchanges[t]
+            assert given is not None
+            for k, c in enumerate(given, 1):
+                hands[t] &= ~(1 << c)
+                hands[(t + k) & 3] |= 1 << c
+        self._combos = [None, None, None, None]
+        self.events.append(Event(EventKind.EXCHANGE, -1))
+        leader = next(t for t in range(4) if hands[t] & MAHJONG_BIT)
+        self.phase = Phase.PLAY
+        self.seat = self.turn = leader
+        self.lead = True
+
+    def _next_active(self, s: int) -> int:
+        hands = self.hands
+        for k in (1, 2, 3):
+            t = (s + k) & 3
+            if hands[t]:
+                return t
+        return -1
+
+    def _play(self, s: int, play: Play, out_of_turn: bool) -> None:
+        cards = play.cards
+        hand = self.hands[s] & ~cards
+        self.hands[s] = hand
+        combos = self._combos[s]
+        if combos is not None:
+            self._combos[s] = tuple(p for p in combos if not p.cards & cards)
+        ev = self.events
+        ev.append(_new(Event, (EventKind.PLAY, s, play, int(out_of_turn))))
+        wish = self.wish
+        if wish and cards & RANK_MASKS[wish]:
+            self.wish = 0
+            ev.append(_new(Event, (EventKind.WISH_FULFILLED, s, None, wish)))
+        if not hand:
+            self.out.append(s)
+            ev.append(_new(Event, (EventKind.OUT, s, None, len(self.out))))
+        if play.kind == DOG_K:
+            # The Dog hands the lead to the partner (or the next seat with cards after them).
+            partner = (s + 2) & 3
+            leader = partner if self.hands[partner] else self._next_active(partner)
+            self.won[leader] |= DOG_BIT
+            if self._hand_ended():
+                return
+            self._new_trick(leader)
+            return
+        self.trick.append((s, play))
+        self.trick_cards |= cards
+        self.owner = s
+        self.passes = 0
+        self.lead = False
+        if self._hand_ended():
+            return
+        if cards & MAHJONG_BIT:
+            self.phase = Phase.WISH
+            self.seat = s
+            return
+        self._after_play(s)
+
+    def _after_play(self, s: int) -> None:
+        nxt = self._next_active(s)
+        top = self.trick[-1][1]
+        window = [
+            t
+            for t in ((s + 1) & 3, (s + 2) & 3, (s + 3) & 3, s)
+            if t != nxt and self.hands[t] and self._has_bomb_beating(t, top)
+        ]
+        self.turn = nxt
+        if window:
+            self.window = window
+            self.resume = _AFTER_PLAY
+            self.phase = Phase.BOMB_WINDOW
+            self.seat = window[0]
+        else:
+            self.phase = Phase.PLAY
+            self.seat = nxt
+
+    def _pass(self, s: int) -> None:
+        self.events.append(_new(Event, (EventKind.PASS, s, None, 0)))
+        self.passes += 1
+        owner = self.owner
+        hands = self.hands
+        needed = sum(1 for t in range(4) if hands[t] and t != owner)
+        if self.passes < needed:
+            self.seat = self.turn = self._next_active(s)
+            return
+        top = self.trick[-1][1]
+        window = [
+            t
+            for t in ((s + 1) & 3, (s + 2) & 3, (s + 3) & 3, s)
+            if hands[t] and self._has_bomb_beating(t, top)
+        ]
+        if window:
+            self.window = window
+            self.resume = _BEFORE_COLLECT
+            self.phase = Phase.BOMB_WINDOW
+            self.seat = window[0]
+        else:
+            self._collect()
+
+    def _decline(self, s: int) -> None:
+        window = self.window = self.window[1:]
+        if window:
+            self.seat = window[0]
+        elif self.resume == _BEFORE_COLLECT:
+            self._collect()
+        else:
+            self.phase = Phase.PLAY
+            self.seat = self.turn
+
+    def _collect(self) -> None:
+        owner = self.owner
+        if self.trick[-1][1].cards == DRAGON_BIT:
+            self.phase = Phase.DRAGON_GIFT
+            self.seat = owner
+            return
+        self.won[owner] |= self.trick_cards
+        self.events.append(
+            _new(Event, (EventKind.TRICK_WON, owner, None, points_of(self.trick_cards)))
+        )
+        self._after_trick(owner)
+
+    def _after_trick(self, owner: int) -> None:
+        if len(self.out) >= 3:
+            self._end_hand()
+            return
+        leader = owner if self.hands[owner] else self._next_active(owner)
+        self._new_trick(leader)
+
+    def _new_trick(self, leader: int) -> None:
+        self.trick = []
+        self.trick_cards = 0
+        self.owner = -1
+        self.passes = 0
+        self.lead = True
+        self.phase = Phase.PLAY
+        self.seat = self.turn = leader
+
+    def _wish(self, s: int, rank: int) -> None:
+        self.wish = rank
+        self.events.append(Event(EventKind.WISH, s, None, rank))
+        self._after_play(s)
+
+    def _gift(self, s: int, to: int) -> None:
+        self.won[to] |= self.trick_cards
+        self.events.append(Event(EventKind.DRAGON_GIFT, s, None, to))
+        self.events.append(Event(EventKind.TRICK_WON, to, None, points_of(self.trick_cards)))
+        self._after_trick(s)
+
+    def _hand_ended(self) -> bool:
+        """Ends the hand after a seat went out, if it is over; returns whether it was."""
+        out = self.out
+        if len(out) == 2 and team_of(out[0]) == team_of(out[1]):
+            self._end_hand()
+            return True
+        if len(out) == 3:
+            if self.trick:
+                self._collect()  # ends the hand, or asks for the Dragon gift first
+            else:
+                self._end_hand()
+            return True
+        return False
+
+    def _end_hand(self) -> None:
+        out = self.out
+        card_points = [0, 0]
+        double = -1
+        if len(out) == 2:
+            double = team_of(out[0])
+            card_points[double] = 200
+        else:
+            last = next(t for t in range(4) if t not in out)
+            piles = self.won.copy()
+            piles[out[0]] |= piles[last]
+            piles[last] = 0
+            for t in range(4):
+                card_points[team_of(t)] += points_of(piles[t])
+            card_points[1 - team_of(last)] += points_of(self.hands[last])
+        bets = [0, 0]
+        first = out[0]
+        for t in range(4):
+            stake = 200 if self.grand[t] else 100 if self.tichu[t] else 0
+            if stake:
+                bets[team_of(t)] += stake if t == first else -stake
+        score = (card_points[0] + bets[0], card_points[1] + bets[1])
+        if double >= 0:
+            lost_bet = any(
+                (self.grand[t] or self.tichu[t]) and t != first
+                for t in range(4)
+                if team_of(t) == double
+            )
+            vp = [0, 0]
+            vp[double] = 2 if lost_bet else 3
+        else:
+            vp = [2, 0] if score[0] > score[1] else [0, 2] if score[1] > score[0] else [1, 1]
+        result = HandResult(
+            hand=self.hand_no,
+            out=tuple(out),
+            double_victory=double,
+            card_points=(card_points[0], card_points[1]),
+            bets=(bets[0], bets[1]),
+            grand=(self.grand[0], self.grand[1], self.grand[2], self.grand[3]),
+            tichu=(self.tichu[0], self.tichu[1], self.tichu[2], self.tichu[3]),
+            victory_points=(vp[0], vp[1]),
+        )
+        self.hand_results.append(result)
+        self.scores = [self.scores[0] + score[0], self.scores[1] + score[1]]
+        self.vp = [self.vp[0] + vp[0], self.vp[1] + vp[1]]
+        self.events.append(Event(EventKind.HAND_END, -1, None, self.hand_no))
+        self.log.append(tuple(self.events))
+        self.wish = 0
+        if self._match_over():
+            self.phase = Phase.MATCH_OVER
+            self.seat = -1
+            self._legal = None
+            return
+        self.hand_no += 1
+        self._start_hand()
+
+    def _match_over(self) -> bool:
+        opts = self.options
+        if opts.hands:
+            return self.hand_no + 1 >= opts.hands
+        a, b = self.scores
+        return (a >= opts.target_score or b >= opts.target_score) and a != b
+
+    # ----------------------------------------------------------------- messages
+
+    def _why_no_tichu(self, s: int) -> str:
+        if self.grand[s]:
+            return f"seat {s} called Grand Tichu and cannot also call Tichu"
+        if self.tichu[s]:
+            return f"seat {s} has already called Tichu"
+        if self.phase not in (Phase.EXCHANGE, Phase.PLAY, Phase.BOMB_WINDOW):
+            return f"Tichu cannot be called during {self.phase.name.lower()}"
+        return f"seat {s} has already played a card and can no longer call Tichu"
+
+    def _why_illegal(self, action: Action) -> str:
+        s = self.seat
+        if type(action) is not Play:
+            return f"{action!r} is not a play; seat {s} must play or pass"
+        hand = self.hands[s]
+        if action.cards & ~hand:
+            return f"{format_cards(action.cards & ~hand)} not in seat {s}'s hand"
+        if self.phase is Phase.BOMB_WINDOW:
+            return f"only a bomb that beats the table (or pass) is allowed out of turn: {action}"
+        top = self.top
+        if action.kind == PASS_K:
+            if top is None:
+                return "the leader cannot pass"
+            return f"seat {s} must fulfil the wish for {self.wish}"
+        if not any(action.cards == p.cards for p in combinations(action.cards)):
+            return f"{format_cards(action.cards)} is not a combination"
+        if action.kind == DOG_K and top is not None:
+            return "the Dog can only be led"
+        if self.wish and hand & RANK_MASKS[self.wish] and not action.cards & RANK_MASKS[self.wish]:
+            legal = self.legal_actions()
+            if any(type(p) is Play and p.cards & RANK_MASKS[self.wish] for p in legal):
+                return f"a wish for rank {self.wish} is active and seat {s} can fulfil it"
+        if top is not None and not beats(action, top):
+            return f"{action.describe()} does not beat {top.describe()}"
+        return f"{action!r} is not a legal reading of these cards here"
+
+
+def _mask(cards: Sequence[int]) -> Mask:
+    m = 0
+    for c in cards:
+        m |= 1 << c
+    return m
+
+
+def total_cards(m: Match) -> Mask:
+    """Every card the state accounts for: hands, piles, the running trick (a test aid)."""
+    acc = 0
+    for h in m.hands:
+        acc |= h
+    for w in m.won:
+        acc |= w
+    return acc | m.trick_cards
+
+
+__all__ = [
+    "FULL_DECK",
+    "NO_WISH",
+    "Deal",
+    "Event",
+    "EventKind",
+    "HandResult",
+    "Match",
+    "Options",
+    "check_deal",
+    "deal_from_seed",
+    "team_of",
+    "total_cards",
+]

@@ -1,0 +1,1 @@
+"""Python SDK for writing Tichu Arena bots."""
