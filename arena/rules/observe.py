@@ -15,8 +15,9 @@ class Observation:
     """Everything one seat may know now; never another seat's hidden card.
 
     ``received`` lists the cards received from the previous seat, the partner and the next
-    seat (empty until the exchange is complete). ``legal`` is non-empty only for the seat
-    to act.
+    seat (empty until the exchange is complete). ``legal`` lists the answers of the seat to
+    act (empty for the others); for the exchange, where any three different cards of the
+    hand are an answer, it is left empty rather than listing all 2,184 choices.
     """
 
     seat: int
@@ -98,6 +99,6 @@ def observe(match: Match, seat: int) -> Observation:
         scores=(m.scores[0], m.scores[1]),
         options=m.options,
         events=tuple(m.events),
-        legal=m.legal_actions() if acting else (),
+        legal=m.legal_actions() if acting and m.phase is not Phase.EXCHANGE else (),
         may_call_tichu=acting and m.can_call_tichu(seat),
     )

@@ -1,0 +1,103 @@
+"""The ``Bot`` base class: one method per decision, or a single ``act``.
+
+A bot sees an ``Observation`` (``arena.rules.Observation``): its hand, the public history,
+and ``legal``, the answers it may give now. The same object reaches the bot in-process and
+over gRPC, so a bot can be tested locally and run remotely unchanged.
+
+Override ``act`` to answer every decision yourself, or the per-decision methods:
+``play`` (your turn) is the only one a bot must write; the others have sensible defaults.
+"""
+
+from __future__ import annotations
+
+from arena.rules import (
+    NO_WISH,
+    PASS,
+    Action,
+    Exchange,
+    Gift,
+    GrandTichu,
+    Observation,
+    Phase,
+    Play,
+    Wish,
+    cards_of,
+)
+from arena.rules.cards import CARD_RANKS, DRAGON, PHOENIX
+
+
+class Bot:
+    """Base class of every bot. Subclass it and override ``play`` (or ``act``)."""
+
+    #: Name shown in tables and leaderboards; defaults to the class name.
+    name: str = ""
+
+    def __init__(self) -> None:
+        if not self.name:
+            self.name = type(self).__name__
+
+    def act(self, obs: Observation) -> Action:
+        """Answers the decision ``obs.phase``; dispatches to the per-decision methods."""
+        phase = obs.phase
+        if phase is Phase.PLAY:
+            return self.play(obs)
+        if phase is Phase.BOMB_WINDOW:
+            return self.bomb(obs)
+        if phase is Phase.GRAND_TICHU:
+            return GrandTichu(self.grand_tichu(obs))
+        if phase is Phase.EXCHANGE:
+            return self.exchange(obs)
+        if phase is Phase.WISH:
+            return Wish(self.wish(obs))
+        if phase is Phase.DRAGON_GIFT:
+            return Gift(self.gift(obs))
+        raise ValueError(f"no decision to make in phase {phase.name}")
+
+    def play(self, obs: Observation) -> Play:
+        """Your turn: a play from ``obs.legal`` (``PASS`` is first when passing is legal)."""
+        raise NotImplementedError("a bot must implement play() or act()")
+
+    def bomb(self, obs: Observation) -> Play:
+        """A bomb window (out of turn): ``PASS`` or a bomb from ``obs.legal``. Default: pass."""
+        return PASS
+
+    def grand_tichu(self, obs: Observation) -> bool:
+        """After eight cards: call Grand Tichu? Default: no."""
+        return False
+
+    def call_tichu(self, obs: Observation) -> bool:
+        """Asked before each decision while you may still call Tichu. Default: no."""
+        return False
+
+    def exchange(self, obs: Observation) -> Exchange:
+        """Three different cards from your hand: to the next seat, the partner, the previous.
+
+        Default: the lowest card to each opponent and the highest to the partner.
+        """
+        by_rank = sorted(cards_of(obs.hand), key=_strength)
+        return Exchange(by_rank[0], by_rank[-1], by_rank[1])
+
+    def wish(self, obs: Observation) -> int:
+        """After playing the Mah Jong: a rank 2..14 to wish for, or 0. Default: no wish."""
+        return NO_WISH.rank
+
+    def gift(self, obs: Observation) -> int:
+        """Which opponent (a seat) gets your Dragon trick. Default: the one with more cards."""
+        left, right = (obs.seat + 1) % 4, (obs.seat + 3) % 4
+        return left if obs.card_counts[left] >= obs.card_counts[right] else right
+
+    # Hooks for bots that keep their own state; the defaults do nothing.
+    def on_match_start(self, seat: int) -> None:
+        """Called when a match starts, with the bot's seat."""
+
+    def on_match_end(self, scores: tuple[int, int]) -> None:
+        """Called when a match ends, with the final team scores."""
+
+
+def _strength(card: int) -> tuple[int, int]:
+    # The Dragon and Phoenix are the strongest cards to keep or give a partner.
+    if card == DRAGON:
+        return (17, card)
+    if card == PHOENIX:
+        return (16, card)
+    return (CARD_RANKS[card], card)
