@@ -165,8 +165,47 @@ SUBSETS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
 )
 
 
-def _cross(acc: list[Mask], options: list[Mask]) -> list[Mask]:
+def _cross(acc: list[Mask], options: tuple[Mask, ...]) -> list[Mask]:
     return [a | b for a in acc for b in options]
+
+
+def _tables() -> tuple[list[list[tuple[Mask, ...]]], ...]:
+    """Per rank and nibble: masks of its singles, pairs and triples (shifted into place)."""
+    singles: list[list[tuple[Mask, ...]]] = [[()] * 16 for _ in range(15)]
+    pairs: list[list[tuple[Mask, ...]]] = [[()] * 16 for _ in range(15)]
+    trips: list[list[tuple[Mask, ...]]] = [[()] * 16 for _ in range(15)]
+    for r in range(2, 15):
+        sh = 4 * r - 6
+        for n in range(16):
+            singles[r][n] = tuple(x << sh for x in SUBSETS[n][1])
+            pairs[r][n] = tuple(x << sh for x in SUBSETS[n][2])
+            trips[r][n] = tuple(x << sh for x in SUBSETS[n][3])
+    return singles, pairs, trips
+
+
+_SINGLE_MASKS, _PAIR_MASKS, _TRIPLE_MASKS = _tables()
+
+
+def _plays(
+    kind: int, length: int, table: list[list[tuple[Mask, ...]]], extra: Mask
+) -> list[list[tuple[Play, ...]]]:
+    return [
+        [tuple(_new(Play, (kind, length, r, m | extra)) for m in table[r][n]) for n in range(16)]
+        for r in range(15)
+    ]
+
+
+_SINGLE_PLAYS = _plays(SINGLE, 1, _SINGLE_MASKS, 0)
+_PAIR_PLAYS = _plays(PAIR, 2, _PAIR_MASKS, 0)
+_PH_PAIR_PLAYS = _plays(PAIR, 2, _SINGLE_MASKS, PHOENIX_BIT)
+_TRIPLE_PLAYS = _plays(TRIPLE, 3, _TRIPLE_MASKS, 0)
+_PH_TRIPLE_PLAYS = _plays(TRIPLE, 3, _PAIR_MASKS, PHOENIX_BIT)
+_FOUR_PLAYS = [_new(Play, (FOUR_BOMB, 4, r, RANK_MASKS[r])) for r in range(15)]
+_DOG_PLAY = _new(Play, (DOG_K, 1, 0, DOG_BIT))
+_MAHJONG_PLAY = _new(Play, (SINGLE, 1, 1, MAHJONG_BIT))
+_PHOENIX_PLAY = _new(Play, (SINGLE, 1, 1, PHOENIX_BIT))
+_DRAGON_PLAY = _new(Play, (SINGLE, 1, 15, DRAGON_BIT))
+_EMPTY: tuple[Mask, ...] = ()
 
 
 def generate(hand: Mask) -> list[Play]:
@@ -175,83 +214,90 @@ def generate(hand: Mask) -> list[Play]:
     Suit variants are distinct plays (they keep different cards in hand); every Phoenix
     reading is its own play; a straight flush is listed only as a bomb.
     """
-    out: list[Play] = []
-    app = out.append
     ph = hand & PHOENIX_BIT
-    # Cards and pairs per rank; index 1 is the Mah Jong (singles only, bottom of straights).
-    singles: list[list[Mask]] = [[] for _ in range(15)]
-    pairs: list[list[Mask]] = [[] for _ in range(15)]
-    ph_pairs: list[list[Mask]] = [[] for _ in range(15)]
-    trips: list[list[Mask]] = [[] for _ in range(15)]
-    if hand & MAHJONG_BIT:
-        singles[1] = [MAHJONG_BIT]
-    for r in range(2, 15):
-        sh = 4 * r - 6
-        n = hand >> sh & 15
-        if n:
-            subs = SUBSETS[n]
-            singles[r] = [s << sh for s in subs[1]]
-            if ph:
-                ph_pairs[r] = [s | ph for s in singles[r]]
-            if len(subs[2]):
-                pairs[r] = [s << sh for s in subs[2]]
-                trips[r] = [s << sh for s in subs[3]]
-    # Singles, pairs, triples, four-bombs, by rank.
+    nibs = [0] * 15
+    singles: list[tuple[Mask, ...]] = [_EMPTY] * 15
+    pairs: list[tuple[Mask, ...]] = [_EMPTY] * 15
+    ph_pairs: list[tuple[Mask, ...]] = [_EMPTY] * 15
+    out: list[Play] = []
     if hand & DOG_BIT:
-        app(_new(Play, (DOG_K, 1, 0, DOG_BIT)))
-    for r in range(1, 15):
-        for m in singles[r]:
-            app(_new(Play, (SINGLE, 1, r, m)))
+        out.append(_DOG_PLAY)
+    if hand & MAHJONG_BIT:
+        singles[1] = (MAHJONG_BIT,)
+        out.append(_MAHJONG_PLAY)
     if ph:
-        app(_new(Play, (SINGLE, 1, 1, ph)))
+        out.append(_PHOENIX_PLAY)
+    x = hand >> 2
+    for r in range(2, 15):
+        n = x & 15
+        x >>= 4
+        if n:
+            nibs[r] = n
+            singles[r] = _SINGLE_MASKS[r][n]
+            pairs[r] = _PAIR_MASKS[r][n]
+            out.extend(_SINGLE_PLAYS[r][n])
     if hand & DRAGON_BIT:
-        app(_new(Play, (SINGLE, 1, 15, DRAGON_BIT)))
-    ph_trips: list[list[Mask]] = [[] for _ in range(15)]
-    for r in range(2, 15):
-        for m in pairs[r]:
-            app(_new(Play, (PAIR, 2, r, m)))
-        for m in ph_pairs[r]:
-            app(_new(Play, (PAIR, 2, r, m)))
-    for r in range(2, 15):
-        for m in trips[r]:
-            app(_new(Play, (TRIPLE, 3, r, m)))
+        out.append(_DRAGON_PLAY)
+    ranks = [r for r in range(2, 15) if nibs[r]]
+    for r in ranks:
+        out.extend(_PAIR_PLAYS[r][nibs[r]])
         if ph:
-            ph_trips[r] = [m | ph for m in pairs[r]]
-            for m in ph_trips[r]:
-                app(_new(Play, (TRIPLE, 3, r, m)))
+            out.extend(_PH_PAIR_PLAYS[r][nibs[r]])
+    for r in ranks:
+        out.extend(_TRIPLE_PLAYS[r][nibs[r]])
+        if ph:
+            out.extend(_PH_TRIPLE_PLAYS[r][nibs[r]])
+    if ph:
+        for r in ranks:
+            ph_pairs[r] = tuple(m | ph for m in singles[r])
     # Steps: runs of two or more consecutive pairs; the Phoenix completes at most one pair.
-    _steps(pairs, ph_pairs, bool(ph), app)
+    section: list[Play] = []
+    _steps(pairs, ph_pairs, bool(ph), section.append)
+    section.sort()
+    out.extend(section)
     # Full houses, ranked by the triple; the pair is of another rank.
-    trip_ranks = [r for r in range(2, 15) if trips[r] or ph_trips[r]]
-    pair_ranks = [r for r in range(2, 15) if pairs[r] or ph_pairs[r]]
-    for t in trip_ranks:
-        nat_t = trips[t]
-        phx_t = ph_trips[t]
-        for p in pair_ranks:
-            if p == t:
-                continue
-            nat_p = pairs[p]
-            for a in nat_t:
-                for b in nat_p:
-                    app(_new(Play, (FULL_HOUSE, 5, t, a | b)))
-                for b in ph_pairs[p]:
-                    app(_new(Play, (FULL_HOUSE, 5, t, a | b)))
-            for a in phx_t:
-                for b in nat_p:
-                    app(_new(Play, (FULL_HOUSE, 5, t, a | b)))
+    section = []
+    add = section.append
+    trip_ranks = [r for r in ranks if nibs[r].bit_count() >= (2 if ph else 3)]
+    if trip_ranks:
+        pair_ranks = [r for r in ranks if ph or nibs[r].bit_count() >= 2]
+        for t in trip_ranks:
+            nat_t = _TRIPLE_MASKS[t][nibs[t]]
+            phx_t = tuple(m | ph for m in pairs[t]) if ph else _EMPTY
+            for p in pair_ranks:
+                if p == t:
+                    continue
+                nat_p = pairs[p]
+                for a in nat_t:
+                    for b in nat_p:
+                        add(_new(Play, (FULL_HOUSE, 5, t, a | b)))
+                    for b in ph_pairs[p]:
+                        add(_new(Play, (FULL_HOUSE, 5, t, a | b)))
+                for a in phx_t:
+                    for b in nat_p:
+                        add(_new(Play, (FULL_HOUSE, 5, t, a | b)))
+        section.sort()
+        out.extend(section)
     # Straights (5+), then bombs.
-    flushes = _straights(singles, bool(ph), hand, app)
-    for r in range(2, 15):
-        if hand >> (4 * r - 6) & 15 == 15:
-            app(_new(Play, (FOUR_BOMB, 4, r, RANK_MASKS[r])))
-    out.extend(flushes)
-    out.sort()
+    if len(ranks) + (1 if hand & MAHJONG_BIT else 0) + (1 if ph else 0) >= 5:
+        section = []
+        flushes = _straights(singles, bool(ph), hand, section.append)
+        section.sort()
+        out.extend(section)
+    else:
+        flushes = []
+    for r in ranks:
+        if nibs[r] == 15:
+            out.append(_FOUR_PLAYS[r])
+    if flushes:
+        flushes.sort()
+        out.extend(flushes)
     return out
 
 
 def _steps(
-    pairs: list[list[Mask]],
-    ph_pairs: list[list[Mask]],
+    pairs: list[tuple[Mask, ...]],
+    ph_pairs: list[tuple[Mask, ...]],
     ph: bool,
     add: Callable[[Play], None],
 ) -> None:
@@ -283,50 +329,62 @@ def _steps(
 
 
 def _straights(
-    singles: list[list[Mask]], ph: bool, hand: Mask, add: Callable[[Play], None]
+    singles: list[tuple[Mask, ...]], ph: bool, hand: Mask, add: Callable[[Play], None]
 ) -> list[Play]:
+    """Adds the straights (5+ cards) and returns the straight flushes, which are bombs."""
     flushes: list[Play] = []
-    # Straight flushes come from each suit's runs; they are bombs, not straights.
     flush_set: set[Mask] = set()
-    for suit_mask in _ANY_SUIT:
-        suited = hand & suit_mask
-        if suited.bit_count() < 5:
-            continue
-        for lo in range(2, 11):
-            m = 0
-            for hi in range(lo, 15):
-                bit = suited & RANK_MASKS[hi]
-                if not bit:
-                    break
-                m |= bit
-                if hi - lo >= 4:
-                    flush_set.add(m)
-                    flushes.append(_new(Play, (FLUSH_BOMB, hi - lo + 1, hi, m)))
-    for lo in range(1, 11):
-        missing = 0
-        for hi in range(lo, 15):
-            if not singles[hi]:
-                if not ph or hi == 1 or missing:
-                    break
-                missing = hi
-            length = hi - lo + 1
-            if length < 5:
+    if may_hold_bomb(hand):
+        for suit_mask in _ANY_SUIT:
+            suited = hand & suit_mask
+            if suited.bit_count() < 5:
                 continue
-            if missing:
-                slots = [missing]
-            else:
-                acc: list[Mask] = [0]
-                for r in range(lo, hi + 1):
-                    acc = _cross(acc, singles[r])
-                for m in acc:
+            for lo in range(2, 11):
+                m = 0
+                for hi in range(lo, 15):
+                    bit = suited & RANK_MASKS[hi]
+                    if not bit:
+                        break
+                    m |= bit
+                    if hi - lo >= 4:
+                        flush_set.add(m)
+                        flushes.append(_new(Play, (FLUSH_BOMB, hi - lo + 1, hi, m)))
+    gaps_allowed = 1 if ph else 0
+    present = 0
+    for r in range(1, 15):
+        if singles[r]:
+            present |= 1 << r
+    need = 5 - gaps_allowed
+    for lo in range(1, 11):
+        if ((present >> lo) & 31).bit_count() < need or (lo == 1 and not present & 2):
+            continue
+        # How far a straight starting at ``lo`` can reach (the Phoenix fills one gap, never 1).
+        gaps = 0
+        reach = lo - 1
+        for r in range(lo, 15):
+            if not singles[r]:
+                if r == 1 or gaps == gaps_allowed:
+                    break
+                gaps += 1
+            reach = r
+        if reach - lo < 4:
+            continue
+        # Grow the window one rank at a time: ``nat`` without the Phoenix, ``phx`` with it.
+        nat: list[Mask] = list(singles[lo])
+        phx: list[Mask] = [PHOENIX_BIT] if ph and lo >= 2 else []
+        for hi in range(lo + 1, reach + 1):
+            cards = singles[hi]
+            grown = [a | b for a in phx for b in cards]
+            if ph:
+                grown += [a | PHOENIX_BIT for a in nat]
+            phx = grown
+            nat = [a | b for a in nat for b in cards]
+            if hi - lo >= 4:
+                length = hi - lo + 1
+                for m in nat:
                     if m not in flush_set:
                         add(_new(Play, (STRAIGHT, length, hi, m)))
-                slots = list(range(max(lo, 2), hi + 1)) if ph else []
-            for j in slots:
-                acc = [0]
-                for r in range(lo, hi + 1):
-                    acc = _cross(acc, [PHOENIX_BIT] if r == j else singles[r])
-                for m in acc:
+                for m in phx:
                     add(_new(Play, (STRAIGHT, length, hi, m)))
     return flushes
 

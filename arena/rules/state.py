@@ -15,6 +15,7 @@ first seat to bomb plays; a new window follows that bomb.
 from __future__ import annotations
 
 import random
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
@@ -154,6 +155,7 @@ def check_deal(deal: Sequence[Sequence[int]]) -> Deal:
 
 
 _BOMB_KINDS = FOUR_BOMB
+_FIRST_BOMB = (FOUR_BOMB,)
 _AFTER_PLAY = 0  # a window after a play: if nobody bombs, the next seat acts
 _BEFORE_COLLECT = 1  # a window after the last pass: if nobody bombs, the trick is collected
 
@@ -162,6 +164,7 @@ class Match:
     """A whole match: hands are dealt until the target (or the set number of hands)."""
 
     __slots__ = (
+        "_bombish",
         "_combos",
         "_legal",
         "actions",
@@ -223,6 +226,7 @@ class Match:
     log: list[tuple[Event, ...]]
     actions: list[tuple[int, Action]]
     _combos: list[tuple[Play, ...] | None]
+    _bombish: list[bool | None]
     _legal: tuple[Action, ...] | None
 
     def __init__(
@@ -303,7 +307,7 @@ class Match:
         ph = self.phase
         s = self.seat
         if ph is Phase.PLAY:
-            return tuple(self._turn_plays(s))
+            return self._turn_plays(s)
         if ph is Phase.BOMB_WINDOW:
             return (PASS, *self._bombs_beating(s, self.trick[-1][1]))
         if ph is Phase.GRAND_TICHU:
@@ -324,28 +328,30 @@ class Match:
             return (Gift((s + 1) & 3), Gift((s + 3) & 3))
         return ()
 
-    def _turn_plays(self, s: int) -> list[Play]:
+    def _turn_plays(self, s: int) -> tuple[Play, ...]:
         combos = self.combos(s)
         wish = self.wish
         wished = RANK_MASKS[wish] & self.hands[s] if wish else 0
         if not self.trick:
             if wished:
-                return [p for p in combos if p.cards & wished]
-            return list(combos)
+                return tuple(p for p in combos if p.cards & wished)
+            return combos
         top = self.trick[-1][1]
         tk = top.kind
-        plays: list[Play] = [PASS]
+        # ``combos`` is sorted by (kind, length, rank, cards): what beats ``top`` is a slice.
+        bombs = combos[bisect_left(combos, _FIRST_BOMB) :]
         if tk < _BOMB_KINDS:
             tl = top.length
             tr = top.rank
+            same = combos[bisect_left(combos, (tk, tl, tr + 1)) : bisect_left(combos, (tk, tl + 1))]
             if tk == SINGLE and tr < 15 and self.hands[s] >> 55:
-                plays.append(_new(Play, (SINGLE, 1, tr, 1 << 55)))
-            plays.extend(p for p in combos if p.kind == tk and p.length == tl and p.rank > tr)
-            plays.extend(p for p in combos if p.kind >= _BOMB_KINDS)
+                plays = (PASS, _new(Play, (SINGLE, 1, tr, 1 << 55)), *same, *bombs)
+            else:
+                plays = (PASS, *same, *bombs)
         else:
-            plays.extend(p for p in combos if p.kind >= _BOMB_KINDS and beats(p, top))
+            plays = (PASS, *(p for p in bombs if beats(p, top)))
         if wished:
-            forced = [p for p in plays if p.cards & wished]
+            forced = tuple(p for p in plays if p.cards & wished)
             if forced:
                 return forced
         return plays
@@ -354,7 +360,10 @@ class Match:
         return [p for p in self.combos(s) if p.kind >= _BOMB_KINDS and beats(p, top)]
 
     def _has_bomb_beating(self, s: int, top: Play) -> bool:
-        if not may_hold_bomb(self.hands[s]):
+        bombish = self._bombish[s]
+        if bombish is None:
+            bombish = self._bombish[s] = may_hold_bomb(self.hands[s])
+        if not bombish:
             return False
         return any(p.kind >= _BOMB_KINDS and beats(p, top) for p in self.combos(s))
 
@@ -430,6 +439,7 @@ class Match:
         self.out = []
         self.events = [Event(EventKind.HAND_START, -1, None, k)]
         self._combos = [None, None, None, None]
+        self._bombish = [None, None, None, None]
         self._legal = None
         self.seat = 0
         self.phase = Phase.GRAND_TICHU if self.options.grand_tichu else Phase.EXCHANGE
@@ -470,6 +480,7 @@ class Match:
                 hands[t] &= ~(1 << c)
                 hands[(t + k) & 3] |= 1 << c
         self._combos = [None, None, None, None]
+        self._bombish = [None, None, None, None]
         self.events.append(Event(EventKind.EXCHANGE, -1))
         leader = next(t for t in range(4) if hands[t] & MAHJONG_BIT)
         self.phase = Phase.PLAY
@@ -491,6 +502,8 @@ class Match:
         combos = self._combos[s]
         if combos is not None:
             self._combos[s] = tuple(p for p in combos if not p.cards & cards)
+        if self._bombish[s]:
+            self._bombish[s] = None  # a bomb may have been broken: screen again when needed
         ev = self.events
         ev.append(_new(Event, (EventKind.PLAY, s, play, int(out_of_turn))))
         wish = self.wish
@@ -545,7 +558,13 @@ class Match:
         self.passes += 1
         owner = self.owner
         hands = self.hands
-        needed = sum(1 for t in range(4) if hands[t] and t != owner)
+        needed = (
+            (hands[0] != 0)
+            + (hands[1] != 0)
+            + (hands[2] != 0)
+            + (hands[3] != 0)
+            - (owner >= 0 and hands[owner] != 0)
+        )
         if self.passes < needed:
             self.seat = self.turn = self._next_active(s)
             return
