@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from arena.rules.actions import Action, Exchange, Phase
 from arena.rules.cards import Mask, points_of
 from arena.rules.combos import Play
-from arena.rules.state import Event, EventKind, Match, Options
+from arena.rules.state import Event, Match, Options
 
 
 @dataclass(frozen=True)
@@ -68,10 +68,8 @@ def observe(match: Match, seat: int) -> Observation:
             m.exchanges[(seat - k) & 3][k - 1]  # type: ignore[index]
             for k in (1, 2, 3)
         )
-    played = 0
-    for e in m.events:
-        if e.kind == EventKind.PLAY and e.play is not None:
-            played |= e.play.cards
+    # Everything played this hand lies on the table or in a won pile.
+    played = m.trick_cards | m.won[0] | m.won[1] | m.won[2] | m.won[3]
     dealt = 14 if m.phase is not Phase.GRAND_TICHU else 8
     counts = tuple(h.bit_count() if m.phase is not Phase.GRAND_TICHU else dealt for h in m.hands)
     acting = m.seat == seat and not m.over

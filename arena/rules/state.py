@@ -53,6 +53,7 @@ from arena.rules.combos import (
     beats,
     combinations,
     may_hold_bomb,
+    readings,
 )
 from arena.rules.errors import IllegalActionError
 
@@ -154,6 +155,13 @@ def check_deal(deal: Sequence[Sequence[int]]) -> Deal:
     return (t[0], t[1], t[2], t[3])
 
 
+_ANSWER_TYPES: dict[Phase, type] = {
+    Phase.GRAND_TICHU: GrandTichu,
+    Phase.PLAY: Play,
+    Phase.BOMB_WINDOW: Play,
+    Phase.WISH: Wish,
+    Phase.DRAGON_GIFT: Gift,
+}
 _BOMB_KINDS = FOUR_BOMB
 _FIRST_BOMB = (FOUR_BOMB,)
 _AFTER_PLAY = 0  # a window after a play: if nobody bombs, the next seat acts
@@ -255,6 +263,12 @@ class Match:
             v = getattr(self, name)
             setattr(m, name, v.copy() if type(v) is list else v)
         return m
+
+    def clear_caches(self) -> None:
+        """Forgets what is derived from the hands; call after changing slots directly."""
+        self._combos = [None, None, None, None]
+        self._bombish = [None, None, None, None]
+        self._legal = None
 
     # ----------------------------------------------------------------- queries
 
@@ -380,20 +394,23 @@ class Match:
             self.actions.append((s, action))
             return
         ph = self.phase
-        if ph is Phase.PLAY or ph is Phase.BOMB_WINDOW:
-            if type(action) is not Play or action not in self.legal_actions():
-                raise IllegalActionError(self._why_illegal(action), self.where())
-        elif ph is Phase.EXCHANGE:
+        if ph is Phase.EXCHANGE:
             self._check_exchange(action)
         elif ph is Phase.MATCH_OVER:
             raise IllegalActionError("the match is over", self.where())
         else:
-            expected = {Phase.GRAND_TICHU: GrandTichu, Phase.WISH: Wish, Phase.DRAGON_GIFT: Gift}
-            if type(action) is not expected[ph] or action not in self.legal_actions():
+            legal = self.legal_actions()
+            if type(action) is not Play and any(type(x) not in (int, bool) for x in action):
+                raise IllegalActionError(f"{action!r} is malformed", self.where())
+            if type(action) is not _ANSWER_TYPES[ph] or action not in legal:
+                if ph is Phase.PLAY or ph is Phase.BOMB_WINDOW:
+                    raise IllegalActionError(self._why_illegal(action), self.where())
                 raise IllegalActionError(
                     f"{action!r} is not a legal answer to a {ph.name.lower()} decision",
                     self.where(),
                 )
+            # Equal is not identical (Wish(8.0) == Wish(8)): keep the canonical value.
+            action = legal[legal.index(action)]
         self.actions.append((s, action))
         self._legal = None
         if isinstance(action, Play):
@@ -438,9 +455,7 @@ class Match:
         self.won = [0, 0, 0, 0]
         self.out = []
         self.events = [Event(EventKind.HAND_START, -1, None, k)]
-        self._combos = [None, None, None, None]
-        self._bombish = [None, None, None, None]
-        self._legal = None
+        self.clear_caches()
         self.seat = 0
         self.phase = Phase.GRAND_TICHU if self.options.grand_tichu else Phase.EXCHANGE
 
@@ -464,7 +479,7 @@ class Match:
         if len(cards) != 3:
             raise IllegalActionError("the three passed cards must differ", self.where())
         for c in action:
-            if not (type(c) is int and 0 <= c < 56 and hand >> c & 1):
+            if type(c) is not int or not (0 <= c < 56 and hand >> c & 1):
                 raise IllegalActionError(f"card {c!r} to pass is not in hand", self.where())
 
     def _exchange(self, s: int, action: Exchange) -> None:
@@ -479,8 +494,7 @@ class Match:
             for k, c in enumerate(given, 1):
                 hands[t] &= ~(1 << c)
                 hands[(t + k) & 3] |= 1 << c
-        self._combos = [None, None, None, None]
-        self._bombish = [None, None, None, None]
+        self.clear_caches()
         self.events.append(Event(EventKind.EXCHANGE, -1))
         leader = next(t for t in range(4) if hands[t] & MAHJONG_BIT)
         self.phase = Phase.PLAY
@@ -598,13 +612,14 @@ class Match:
             self.phase = Phase.DRAGON_GIFT
             self.seat = owner
             return
-        self.won[owner] |= self.trick_cards
-        self.events.append(
-            _new(Event, (EventKind.TRICK_WON, owner, None, points_of(self.trick_cards)))
-        )
+        cards = self.trick_cards
+        self.won[owner] |= cards
+        self.events.append(_new(Event, (EventKind.TRICK_WON, owner, None, points_of(cards))))
         self._after_trick(owner)
 
     def _after_trick(self, owner: int) -> None:
+        self.trick = []
+        self.trick_cards = 0
         if len(self.out) >= 3:
             self._end_hand()
             return
@@ -723,18 +738,26 @@ class Match:
         s = self.seat
         if type(action) is not Play:
             return f"{action!r} is not a play; seat {s} must play or pass"
+        if not all(isinstance(x, int) for x in action) or not 0 <= action.cards < 1 << 56:
+            return f"{action!r} is not a well-formed play"
         hand = self.hands[s]
         if action.cards & ~hand:
             return f"{format_cards(action.cards & ~hand)} not in seat {s}'s hand"
         if self.phase is Phase.BOMB_WINDOW:
-            return f"only a bomb that beats the table (or pass) is allowed out of turn: {action}"
+            return (
+                "only a bomb that beats the table (or pass) is allowed out of turn, not"
+                f" {format_cards(action.cards)}"
+            )
         top = self.top
         if action.kind == PASS_K:
             if top is None:
                 return "the leader cannot pass"
             return f"seat {s} must fulfil the wish for {self.wish}"
-        if not any(action.cards == p.cards for p in combinations(action.cards)):
-            return f"{format_cards(action.cards)} is not a combination"
+        if action not in readings(action.cards, top):
+            options = " or ".join(p.describe() for p in readings(action.cards, top))
+            if not options:
+                return f"{format_cards(action.cards)} is not a combination"
+            return f"{action!r} misreads {format_cards(action.cards)}: it is {options}"
         if action.kind == DOG_K and top is not None:
             return "the Dog can only be led"
         if self.wish and hand & RANK_MASKS[self.wish] and not action.cards & RANK_MASKS[self.wish]:
