@@ -666,7 +666,8 @@ class Match:
         double = -1
         if len(out) == 2:
             double = team_of(out[0])
-            card_points[double] = 200
+            # The tournament mode counts a 1-2 as 100 Tichu points, not 200 (Italian source).
+            card_points[double] = 100 if self.options.tournament else 200
         else:
             last = next(t for t in range(4) if t not in out)
             piles = self.won.copy()

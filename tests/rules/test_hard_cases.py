@@ -933,3 +933,15 @@ def test_case_50_both_teams_past_the_target() -> None:
     assert m.hand_results[0].score == (30, 70)
     assert m.scores == [1010, 1030]
     assert m.over and m.phase is Phase.MATCH_OVER
+
+
+def test_tournament_double_victory_counts_100() -> None:
+    """In the turnier mode a 1-2 scores 100 points (not 200) and 3 victory points."""
+    m = position(["5j", "3j 3s", "6j", "4j 4s"], to_act=0, options=Options.turnier())
+    m.apply(parse_play("5j"))  # seat 0 goes out
+    m.apply(PASS)  # seat 1
+    m.apply(parse_play("6j"))  # seat 2 goes out: a 1-2 for team A
+    r = m.hand_results[-1]
+    assert r.double_victory == 0
+    assert r.card_points == (100, 0)
+    assert r.victory_points == (3, 0)
