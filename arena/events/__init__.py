@@ -1,1 +1,1 @@
-"""Events: who plays whom, at which seat, on which board — pure planning with no I/O."""
+"""Events: schedules, the event file, the SQLite store and leaderboards."""

@@ -1,0 +1,41 @@
+"""``arena leaderboard``: regenerate an event's Markdown, JSON and HTML leaderboard files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from arena.cli.ratings import AnchorOption, DatabaseArg, EventOption
+from arena.events.leaderboard import build_leaderboard, write_leaderboard
+from arena.events.store import EventStore, StoreError
+
+OutOption = Annotated[
+    Path, typer.Option(file_okay=False, help="Directory for <event>.md, .json and .html.")
+]
+
+
+def leaderboard(
+    db: DatabaseArg,
+    event: EventOption = None,
+    out: OutOption = Path("leaderboards"),
+    anchor: AnchorOption = None,
+) -> None:
+    """Write an event's leaderboard (Markdown, JSON, HTML) from its database; print the paths."""
+    console = Console()
+    try:
+        with EventStore(db, create=False) as store:
+            board = build_leaderboard(store, event, anchor=anchor)
+        paths = write_leaderboard(board, out)
+    except (StoreError, ValueError, OSError) as e:
+        console.print(f"[red]error[/red]: {escape(str(e))}", highlight=False, soft_wrap=True)
+        raise typer.Exit(1) from None
+    for path in paths:
+        print(path)
+    if not board.ratings:
+        console.print(
+            f"no ratings yet: {escape(board.ratings_note or '')}", highlight=False, soft_wrap=True
+        )
