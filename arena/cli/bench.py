@@ -26,3 +26,79 @@ def engine(
     print(f"play generation  : {f.gen_hands:,} random 14-card hands in {f.gen_seconds:.2f} s")
     print(f"  hands/s        : {f.gen_hands_per_second:,.0f}")
     print(f"  plays/hand     : {f.gen_plays / f.gen_hands:.1f}")
+
+
+@app.command("grpc")
+def grpc_bench(
+    bot: Annotated[
+        str, typer.Option(help="Bot for every seat: a manifest or a built-in name.")
+    ] = "random",
+    tables: Annotated[
+        str, typer.Option(help="Comma-separated table counts to measure, e.g. 1,8.")
+    ] = "1,8",
+    hands: Annotated[int, typer.Option(min=1, help="Hands per table.")] = 40,
+    bare: Annotated[
+        int, typer.Option(min=0, help="Round trips of the bare ping-pong floor (0: skip).")
+    ] = 5000,
+    seed: Annotated[int, typer.Option(help="Seed of the first table.")] = 1,
+) -> None:
+    """The referee over gRPC with bot processes on loopback: decisions/s, latency, CPU."""
+    import asyncio
+
+    from arena.manifest import ManifestError, resolve_bot
+    from arena.server.bench import bench_bare, bench_logic, bench_tables
+
+    try:
+        manifest = resolve_bot(bot)
+        counts = [int(x) for x in tables.split(",") if x.strip()]
+    except (ManifestError, ValueError) as e:
+        print(f"error: {e}")
+        raise typer.Exit(2) from None
+    floor = None
+    if bare:
+        floor = asyncio.run(bench_bare(bare))
+        print(
+            f"bare ping-pong   : {floor.messages:,} round trips of 300 B, 1 client process,"
+            f" {floor.per_second:,.0f}/s"
+        )
+        print(f"  p50 / p99      : {floor.p50_us:,.0f} / {floor.p99_us:,.0f} us")
+        print(f"  server CPU     : {floor.cpu_us:,.0f} us per round trip")
+    logic = asyncio.run(bench_logic(seed=seed))
+    print(
+        f"referee logic    : {logic.messages:,} decisions (+{logic.forced:,} forced), no transport,"
+        f" {logic.hands} hands"
+    )
+    print(f"  referee CPU    : {logic.cpu_us:,.0f} us per decision beyond the transport")
+    for n in counts:
+        f = asyncio.run(bench_tables(manifest, n, hands, seed))
+        print(
+            f"{f.label:<17}: {4 * n} '{manifest.name}' processes, {f.hands} hands,"
+            f" {f.messages:,} decisions asked (+{f.forced:,} forced) in {f.seconds:.2f} s"
+        )
+        print(f"  decisions/s    : {f.per_second:,.0f}")
+        print(f"  hands/s        : {f.hands_per_second:,.1f}")
+        print(f"  p50 / p99      : {f.p50_us:,.0f} / {f.p99_us:,.0f} us per decision")
+        extra = f" ({f.cpu_us - floor.cpu_us:+,.0f} vs bare)" if floor is not None else ""
+        print(f"  referee CPU    : {f.cpu_us:,.0f} us per decision{extra}")
+
+
+@app.command("event")
+def event_bench(
+    bot: Annotated[str, typer.Option(help="Bot in every seat: a manifest or built-in name.")] = (
+        "random"
+    ),
+    boards: Annotated[int, typer.Option(min=3, help="Duplicate boards (two hands each).")] = 500,
+    jobs: Annotated[int, typer.Option(min=1, help="Tables at once.")] = 6,
+) -> None:
+    """A 4-bot round robin on duplicate boards over gRPC: wall time, hands/s, CPU split."""
+    from arena.events.bench import bench_event
+
+    f = bench_event(bot, boards, jobs)
+    cpu = f.referee_cpu + f.bots_cpu
+    print(f"event            : {f.boards} boards, {f.hands} hands, {f.failures} failures")
+    print(f"  wall           : {f.seconds:.1f} s ({f.hands_per_second:.1f} hands/s)")
+    print(
+        f"  CPU            : {cpu:.1f} s, referee {f.referee_cpu:.1f} s "
+        f"({100 * f.referee_cpu / cpu:.0f}%), bots {f.bots_cpu:.1f} s "
+        f"({100 * f.bots_cpu / cpu:.0f}%)"
+    )

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import random
+import shutil
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from arena import replay as replays
-from arena.bench import random_answer
-from arena.cli import bench, replay
-from arena.rules import Match, Options
+from arena.cli import bench, event, replay
+from arena.cli.leaderboard import leaderboard
+from arena.cli.play import play
+from arena.cli.ratings import ratings
+from arena.cli.serve import serve
 
 app = typer.Typer(
     help="Tichu Arena: referee, events and tools for Tichu bots.",
@@ -22,38 +21,29 @@ app = typer.Typer(
 )
 app.add_typer(replay.app, name="replay")
 app.add_typer(bench.app, name="bench")
-console = Console()
+app.add_typer(event.app, name="event")
+app.command("ratings")(ratings)
+app.command("leaderboard")(leaderboard)
+app.command("play")(play)
+app.command("serve")(serve)
+
+
+DEMO_EVENT = Path(__file__).resolve().parents[2] / "example_bots" / "events" / "demo.toml"
 
 
 @app.command()
 def demo(
-    seed: Annotated[int, typer.Option(help="Match seed.")] = 2026,
-    out: Annotated[Path, typer.Option(help="Where to write the replay.")] = Path(
-        "runs/demo/replay.json"
+    db: Annotated[Path, typer.Option(help="Results file (replaced).")] = Path("runs/demo.sqlite"),
+    out: Annotated[Path, typer.Option(help="Folder for the leaderboard files.")] = Path(
+        "leaderboards"
     ),
 ) -> None:
-    """Play one seeded match between four random bots in-process and print the scores."""
-    rng = random.Random(seed)
-    m = Match(Options(), seed=seed)
-    while not m.over:
-        m.apply(random_answer(m, rng))
-    names = ["random-0", "random-1", "random-2", "random-3"]
-    table = Table(title=f"demo match, seed {seed}: team A = seats 0+2, team B = seats 1+3")
-    for col in ("hand", "first out", "team A", "team B", "total A", "total B"):
-        table.add_column(col, justify="right")
-    ta = tb = 0
-    for r in m.hand_results:
-        ta += r.score[0]
-        tb += r.score[1]
-        first = names[r.out[0]] + (" (1-2)" if r.double_victory >= 0 else "")
-        table.add_row(
-            str(r.hand + 1), first, f"{r.score[0]:+d}", f"{r.score[1]:+d}", str(ta), str(tb)
-        )
-    console.print(table)
-    winner = "A" if m.scores[0] > m.scores[1] else "B"
-    console.print(f"team {winner} wins {m.scores[0]} : {m.scores[1]}", highlight=False)
-    replays.save(replays.from_match(m, names), out)
-    console.print(f"replay written to {out} (try: arena replay verify {out})", highlight=False)
+    """Run the demo event: the example bots in a round robin over gRPC, then the leaderboard."""
+    for old in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
+        old.unlink(missing_ok=True)
+    for folder in (db.with_name(db.name + ".replays"), db.with_name(db.name + ".logs")):
+        shutil.rmtree(folder, ignore_errors=True)
+    event.run(DEMO_EVENT, db=db, jobs=None, out=out, quiet=False)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,0 +1,162 @@
+"""``arena event``: run and resume events; results go to SQLite, leaderboards to files."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeRemainingColumn,
+)
+
+from arena.cli.ratings import _ratings_table
+from arena.events.leaderboard import build_leaderboard, write_leaderboard
+from arena.events.model import EventFileError, EventSpec, load_event, plan_event
+from arena.events.runner import EventRunner
+from arena.events.runner import Progress as RunProgress
+from arena.events.store import EventStore, StoreError
+from arena.manifest import ManifestError
+from arena.ratings import RatingError, fit_ratings
+
+app = typer.Typer(help="Run round-robin events, gauntlets and leagues.", no_args_is_help=True)
+console = Console()
+
+JobsOption = Annotated[
+    int | None, typer.Option(min=1, help="Tables at once (default: the event file's jobs).")
+]
+OutOption = Annotated[Path, typer.Option(help="Folder for the leaderboard files.")]
+QuietOption = Annotated[bool, typer.Option(help="No progress bar.")]
+
+
+@app.command()
+def run(
+    event_file: Annotated[
+        Path, typer.Argument(exists=True, dir_okay=False, help="The event file (TOML).")
+    ],
+    db: Annotated[
+        Path | None,
+        typer.Option(help="SQLite results file (default: runs/<event>.sqlite)."),
+    ] = None,
+    jobs: JobsOption = None,
+    out: OutOption = Path("leaderboards"),
+    quiet: QuietOption = False,
+) -> None:
+    """Run EVENT_FILE: plan it, play every pending board, print and write the leaderboard.
+
+    Running a finished event again changes nothing; an interrupted one continues.
+    """
+    try:
+        spec = load_event(event_file)
+        plan = plan_event(spec)
+    except (EventFileError, ManifestError) as e:
+        console.print(f"[red]invalid event[/red]: {escape(str(e))}", soft_wrap=True)
+        raise typer.Exit(2) from None
+    path = db or Path("runs") / f"{spec.name}.sqlite"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with EventStore(path) as store:
+            store.create_event(spec, plan)
+            _play(store, spec.name, spec, jobs, out, quiet, path)
+    except StoreError as e:
+        console.print(f"[red]error[/red]: {escape(str(e))}", soft_wrap=True)
+        raise typer.Exit(2) from None
+
+
+@app.command()
+def resume(
+    db: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="An event database.")],
+    event: Annotated[str | None, typer.Option(help="Event name (if several).")] = None,
+    jobs: JobsOption = None,
+    out: OutOption = Path("leaderboards"),
+    quiet: QuietOption = False,
+) -> None:
+    """Continue an interrupted event from its database: no hand lost, none played twice."""
+    try:
+        with EventStore(db, create=False) as store:
+            info = store.event(event)
+            spec = store.event_spec(info.id)
+            _play(store, info.name, spec, jobs, out, quiet, db)
+    except (StoreError, ManifestError) as e:
+        console.print(f"[red]error[/red]: {escape(str(e))}", soft_wrap=True)
+        raise typer.Exit(2) from None
+
+
+def _play(
+    store: EventStore,
+    event: str,
+    spec: EventSpec,
+    jobs: int | None,
+    out: Path,
+    quiet: bool,
+    db: Path,
+) -> None:
+    summary = store.event_summary(event)
+    boards_total = summary.boards_total
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(bar_width=20),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TimeRemainingColumn(),
+        TextColumn("{task.fields[top]}"),
+        console=console,
+        disable=quiet,
+        transient=False,
+    ) as bar:
+        task = bar.add_task(
+            event,
+            total=summary.plays_total,
+            completed=summary.plays_done,
+            rate="",
+            top="",
+        )
+        last_top = [0.0]
+
+        def on_play(progress: RunProgress, _play: object) -> None:
+            now = time.monotonic()
+            rate = f"{progress.hands_per_second:.1f} hands/s"
+            if now - last_top[0] > 2.0:
+                last_top[0] = now
+                bar.update(task, top=_top(store, event))
+            bar.update(task, completed=progress.plays_done, rate=rate)
+
+        logs = db.parent / f"{db.name}.logs"
+        runner = EventRunner(store, event, spec, jobs=jobs, log_dir=logs, on_play=on_play)
+        progress = runner.run()
+        bar.update(task, completed=progress.plays_done, top=_top(store, event))
+    summary = store.event_summary(event)
+    if runner.stopping:
+        console.print(
+            f"interrupted: {summary.plays_done}/{summary.plays_total} plays recorded; "
+            f"continue with: arena event resume {db}",
+            highlight=False,
+        )
+    board = build_leaderboard(store, event)
+    if board.ratings:
+        console.print(_ratings_table(board))
+    paths = write_leaderboard(board, out)
+    console.print(
+        f"{summary.boards_done}/{boards_total} boards, {board.hands} hands, "
+        f"{progress.failures} failures; results in {db}",
+        highlight=False,
+    )
+    console.print(f"leaderboard: {paths[2]}  ({paths[0].name}, {paths[1].name})", highlight=False)
+    if runner.stopping:
+        raise typer.Exit(130)
+
+
+def _top(store: EventStore, event: str) -> str:
+    try:
+        fit = fit_ratings(store.hand_outcomes(event))
+    except (RatingError, ValueError):
+        return ""
+    ranked = fit.ranking()[:3]
+    return "  ".join(f"{bot} {fit.rating(bot):+.0f}" for bot in ranked)

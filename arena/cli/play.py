@@ -1,0 +1,295 @@
+"""``arena play``: one match between four bots, each in its own process (or in-process).
+
+Bots are manifests (``bot.toml``) or built-in names (``random``, ``greedy``, ``heuristic``,
+``search``). Over gRPC the command starts a referee on an ephemeral loopback port, one
+process per seat, prints each hand as it ends, then the final table, and writes the replay.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import random
+import sys
+import time
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from arena.manifest import Manifest, ManifestError, resolve_bot
+from arena.referee import (
+    EventType,
+    FailurePolicy,
+    GiveUp,
+    InProcessSeat,
+    MatchConfig,
+    MatchRecord,
+    Referee,
+    TableEvent,
+    TimeControl,
+)
+from arena.rules import Options
+from sdk.bot import Bot
+
+console = Console(soft_wrap=True)
+
+
+class GiveUpChoice(StrEnum):
+    """What happens to a seat that is given up (``--give-up``)."""
+
+    DEFAULT_ACTIONS = "default-actions"
+    FALLBACK_BOT = "fallback-bot"
+    FORFEIT = "forfeit"
+
+    def policy(self) -> GiveUp:
+        """The referee's ``GiveUp`` value."""
+        return GiveUp[self.name]
+
+
+# Options shared with ``arena serve``.
+TargetOpt = Annotated[int, typer.Option("--target", help="Score that ends the match.")]
+HandsOpt = Annotated[
+    int, typer.Option("--hands", help="Play exactly this many hands (0: play to --target).")
+]
+GrandOpt = Annotated[
+    bool, typer.Option("--grand-tichu/--no-grand-tichu", help="Grand Tichu after 8 cards.")
+]
+DecisionOpt = Annotated[
+    int, typer.Option("--decision-ms", min=1, help="Time allowed per decision (ms).")
+]
+BankOpt = Annotated[int, typer.Option("--bank-ms", min=0, help="Extra time bank per hand (ms).")]
+StrikesOpt = Annotated[
+    int, typer.Option("--max-strikes", min=0, help="Strikes before a seat is given up (0: none).")
+]
+RejectOpt = Annotated[
+    int,
+    typer.Option(
+        "--max-rejections", min=0, help="Rejected answers per decision before its default."
+    ),
+]
+GraceOpt = Annotated[
+    int, typer.Option("--grace-ms", min=0, help="Reconnect grace for a dropped seat (ms).")
+]
+GiveUpOpt = Annotated[
+    GiveUpChoice, typer.Option("--give-up", help="What happens to a seat that is given up.")
+]
+
+
+def make_options(target: int, hands: int, grand: bool) -> Options:
+    """Rules options from the command line."""
+    return Options(target_score=target, hands=hands, grand_tichu=grand)
+
+
+def make_policy(
+    strikes: int, rejections: int, grace_ms: int, give_up: GiveUpChoice
+) -> FailurePolicy:
+    """The failure policy from the command line."""
+    return FailurePolicy(strikes, rejections, grace_ms, give_up.policy())
+
+
+def play(
+    bots: Annotated[
+        list[str],
+        typer.Argument(
+            help="Four bots: manifest files (bot.toml) or built-in names.", show_default=False
+        ),
+    ],
+    seed: Annotated[
+        int | None, typer.Option(help="Match seed (default: drawn and printed).")
+    ] = None,
+    target: TargetOpt = 1000,
+    hands: HandsOpt = 0,
+    grand: GrandOpt = True,
+    decision_ms: DecisionOpt = 1000,
+    bank_ms: BankOpt = 0,
+    max_strikes: StrikesOpt = 3,
+    max_rejections: RejectOpt = 3,
+    grace_ms: GraceOpt = 5000,
+    give_up: GiveUpOpt = GiveUpChoice.DEFAULT_ACTIONS,
+    restarts: Annotated[
+        int, typer.Option(min=0, help="Restarts allowed per crashed bot (0: a crash gives up).")
+    ] = 0,
+    in_process: Annotated[
+        bool, typer.Option("--in-process", help="Run Python sdk bots in this process, no gRPC.")
+    ] = False,
+    out: Annotated[
+        Path | None, typer.Option(help="Replay file (default: runs/play/<time>-seed<seed>.json).")
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No per-hand progress.")] = False,
+) -> None:
+    """Play one match between four bots and print the final table; write its replay."""
+    if len(bots) != 4:
+        console.print(f"[red]error[/red]: give exactly four bots, not {len(bots)}")
+        raise typer.Exit(2)
+    try:
+        manifests = [resolve_bot(b) for b in bots]
+    except ManifestError as e:
+        console.print(f"[red]error[/red]: {escape(str(e))}", highlight=False)
+        raise typer.Exit(2) from None
+    if seed is None:
+        seed = random.SystemRandom().randrange(1, 1_000_000)
+    names = _seat_names(manifests)
+    if out is None:
+        out = Path("runs/play") / f"{time.strftime('%Y%m%d-%H%M%S')}-seed{seed}.json"
+    options = make_options(target, hands, grand)
+    clock = TimeControl(decision_ms, bank_ms)
+    policy = make_policy(max_strikes, max_rejections, grace_ms, give_up)
+    console.print(
+        f"match seed {seed}: team A = {names[0]} + {names[2]}, team B = {names[1]} + {names[3]}"
+        f"{' (in-process)' if in_process else ''}",
+        highlight=False,
+    )
+    progress = _Progress(names, quiet)
+    if in_process:
+        try:
+            players = [_load_bot(m) for m in manifests]
+        except ManifestError as e:
+            console.print(f"[red]error[/red]: {escape(str(e))}", highlight=False)
+            raise typer.Exit(2) from None
+        config = MatchConfig(options, seed, (), clock, policy, names=names, table_id="play")
+        seats = [InProcessSeat(bot, name) for bot, name in zip(players, names, strict=True)]
+        record = asyncio.run(Referee(seats, config, watch=progress).run())
+        record.save(out)
+    else:
+        from arena.server.bots import BotStartError
+
+        try:
+            record = asyncio.run(
+                _play_grpc(manifests, names, options, seed, clock, policy, restarts, out, progress)
+            )
+        except BotStartError as e:
+            console.print(f"[red]error[/red]: {escape(str(e))}", highlight=False)
+            raise typer.Exit(1) from None
+    _final_table(record, names)
+    console.print(f"replay written to {out} (arena replay verify {out})", highlight=False)
+
+
+async def _play_grpc(
+    manifests: list[Manifest],
+    names: tuple[str, ...],
+    options: Options,
+    seed: int,
+    clock: TimeControl,
+    policy: FailurePolicy,
+    restarts: int,
+    out: Path,
+    progress: _Progress,
+) -> MatchRecord:
+    from arena.server import ArenaServer, TableSpec
+    from arena.server.bots import play_table
+
+    server = ArenaServer()
+    await server.start()
+    spec = TableSpec(
+        options=options,
+        seed=seed,
+        time=clock,
+        policy=policy,
+        names=names,
+        replay=out,
+        table_id="play",
+    )
+    logs = out.with_name(out.stem + "-logs")
+
+    def exited(seat: int, code: int) -> None:
+        console.print(
+            f"[yellow]{escape(names[seat])} (seat {seat}) exited with code {code}[/yellow];"
+            f" its output is in {logs}",
+            highlight=False,
+        )
+
+    try:
+        _, records = await play_table(
+            server, spec, manifests, log_dir=logs, restarts=restarts, watch=progress, on_exit=exited
+        )
+    finally:
+        await server.stop(1.0)
+    return records[0]
+
+
+def _seat_names(manifests: list[Manifest]) -> tuple[str, ...]:
+    """Display names by seat; a name used twice gets its seat number."""
+    names = [m.name for m in manifests]
+    return tuple(f"{n}-{s}" if names.count(n) > 1 else n for s, n in enumerate(names))
+
+
+def _load_bot(manifest: Manifest) -> Bot:
+    """Imports a Python bot from its manifest's ``sdk.run`` entry (``module:Class``)."""
+    entry = manifest.entry
+    if entry is None:
+        raise ManifestError(
+            f"{manifest.path}: field 'command': --in-process needs a Python bot run as"
+            " '{python} -m sdk.run module:Class'"
+        )
+    module_name, _, cls_name = entry.partition(":")
+    folder = str(manifest.cwd)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    try:
+        cls = getattr(importlib.import_module(module_name), cls_name)
+    except (ImportError, AttributeError) as e:
+        raise ManifestError(f"{manifest.path}: cannot load {entry!r}: {e}") from e
+    bot = cls()
+    if not isinstance(bot, Bot):
+        raise ManifestError(f"{manifest.path}: {entry!r} is not an sdk.Bot")
+    return bot
+
+
+class _Progress:
+    """Prints each hand's result and each failure as the match goes."""
+
+    def __init__(self, names: tuple[str, ...], quiet: bool) -> None:
+        self.names = names
+        self.quiet = quiet
+
+    def __call__(self, ev: TableEvent) -> None:
+        if self.quiet:
+            return
+        if ev.type is EventType.HAND_END and ev.result is not None:
+            r = ev.result
+            first = self.names[r.out[0]] + (" (1-2)" if r.double_victory >= 0 else "")
+            a, b = r.score
+            total = f"{ev.scores[0]} : {ev.scores[1]}"
+            console.print(
+                f"hand {ev.hand:>2}  A {a:+5d}  B {b:+5d}  total {total:<11}  first out {first}",
+                highlight=False,
+            )
+        elif ev.type is EventType.FAILURE and ev.failure is not None:
+            f = ev.failure
+            console.print(
+                f"[yellow]hand {f.hand}: {escape(self.names[f.seat])} (seat {f.seat}):"
+                f" {f.kind.name.lower()} -> {f.outcome.name.lower().replace('_', ' ')}"
+                f"[/yellow] ({escape(f.detail)})",
+                highlight=False,
+            )
+
+
+def _final_table(record: MatchRecord, names: tuple[str, ...]) -> None:
+    o = record.outcome
+    table = Table(title=f"final: {record.table_id}, {o.hands_played} hands")
+    for col in ("team", "seats", "score"):
+        table.add_column(col)
+    for team in (0, 1):
+        seats = f"{names[team]} + {names[team + 2]}"
+        table.add_row("AB"[team], seats, str(o.scores[team]))
+    console.print(table)
+    if o.winners:
+        letter = "AB"[o.winners[0] & 1]
+        console.print(
+            f"team {letter} wins {o.scores[0]} : {o.scores[1]} ({o.termination.name.lower()})",
+            highlight=False,
+        )
+    else:
+        console.print(f"no winner ({o.termination.name.lower()}) {o.detail}", highlight=False)
+    if record.failures:
+        console.print(f"{len(record.failures)} failures recorded (see the replay's meta)")
+    console.print(
+        f"{record.decisions} decisions asked, {record.forced} forced, "
+        f"{record.defaults} defaults, {record.seconds:.1f} s",
+        highlight=False,
+    )

@@ -1,0 +1,180 @@
+"""``arena serve``: run the referee server until interrupted.
+
+Tables come from ``--tables N`` (created at start; their seat tokens are printed, or written
+to ``--tokens FILE`` as JSON) and, with ``--open``, from bots that join with a registered key
+(``--keys FILE``: a TOML table ``[keys]`` of ``bot name = "key"``). SIGINT or SIGTERM shuts
+down gracefully: running matches get ``--grace`` seconds, then they are aborted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import signal
+import tomllib
+from dataclasses import replace
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from arena.cli.play import (
+    BankOpt,
+    DecisionOpt,
+    GiveUpChoice,
+    GiveUpOpt,
+    GraceOpt,
+    GrandOpt,
+    HandsOpt,
+    RejectOpt,
+    StrikesOpt,
+    TargetOpt,
+    make_options,
+    make_policy,
+)
+from arena.referee import MatchRecord, TimeControl
+from arena.server import ArenaServer, Seating, Table, TableSpec
+
+console = Console(stderr=True, soft_wrap=True)
+
+
+def load_keys(path: Path) -> dict[str, str]:
+    """Reads ``[keys]`` (bot name = key) from a TOML file; returns key -> name."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise ValueError(f"{path}: cannot read keys: {e}") from e
+    keys = data.get("keys")
+    if not isinstance(keys, dict) or not keys:
+        raise ValueError(f'{path}: needs a [keys] table of bot name = "key"')
+    out: dict[str, str] = {}
+    for name, key in keys.items():
+        if not isinstance(key, str) or len(key) < 8:
+            raise ValueError(f"{path}: key of {name!r} must be a string of 8 characters or more")
+        if key in out:
+            raise ValueError(f"{path}: {name!r} and {out[key]!r} share a key")
+        out[key] = name
+    return out
+
+
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port (0: any free port, printed).")] = 50051,
+    tables: Annotated[int, typer.Option(min=0, help="Tables to create at start.")] = 0,
+    tokens: Annotated[
+        Path | None, typer.Option(help="Write the created tables' seat tokens here (JSON).")
+    ] = None,
+    open_tables: Annotated[
+        bool, typer.Option("--open", help="Let bots with a registered key join open tables.")
+    ] = False,
+    keys: Annotated[
+        Path | None,
+        typer.Option(
+            exists=True, dir_okay=False, help='TOML file whose "keys" table maps bot names to keys.'
+        ),
+    ] = None,
+    seating: Annotated[
+        Seating, typer.Option(help="Open tables: tichujoin (first two are partners) or random.")
+    ] = Seating.TICHUJOIN,
+    matches: Annotated[int, typer.Option(min=1, help="Matches per table, in a row.")] = 1,
+    join_timeout: Annotated[
+        float,
+        typer.Option(
+            min=0.1, help="Seconds a table waits for its bots; absent seats are given up."
+        ),
+    ] = 600.0,
+    seed: Annotated[int, typer.Option(help="Seed of the first table's first match.")] = 1,
+    target: TargetOpt = 1000,
+    hands: HandsOpt = 0,
+    grand: GrandOpt = True,
+    decision_ms: DecisionOpt = 1000,
+    bank_ms: BankOpt = 0,
+    max_strikes: StrikesOpt = 3,
+    max_rejections: RejectOpt = 3,
+    grace_ms: GraceOpt = 5000,
+    give_up: GiveUpOpt = GiveUpChoice.DEFAULT_ACTIONS,
+    runs: Annotated[Path, typer.Option(help="Folder for the replays.")] = Path("runs/serve"),
+    grace: Annotated[
+        float, typer.Option(help="Seconds running matches get at shutdown before aborting.")
+    ] = 10.0,
+) -> None:
+    """Run the referee server: pre-made tables and/or open tables, until interrupted."""
+    key_map: dict[str, str] | None = None
+    if open_tables:
+        if keys is None:
+            console.print("[red]error[/red]: --open needs --keys FILE")
+            raise typer.Exit(2)
+        try:
+            key_map = load_keys(keys)
+        except ValueError as e:
+            console.print(f"[red]error[/red]: {escape(str(e))}", highlight=False)
+            raise typer.Exit(2) from None
+    spec = TableSpec(
+        options=make_options(target, hands, grand),
+        seed=seed,
+        time=TimeControl(decision_ms, bank_ms),
+        policy=make_policy(max_strikes, max_rejections, grace_ms, give_up),
+        matches=matches,
+        startup_timeout_s=join_timeout,
+    )
+    asyncio.run(_serve(host, port, tables, tokens, key_map, seating, spec, runs, grace))
+
+
+def _report(table: Table, k: int, record: MatchRecord) -> None:
+    """One line per finished match, on stderr."""
+    o = record.outcome
+    path = table.replay_path(k)
+    console.print(
+        f"table {table.id} match {k}: {' / '.join(record.names)}: {o.scores[0]} : {o.scores[1]}"
+        f" ({o.termination.name.lower()}, {o.hands_played} hands, {len(record.failures)}"
+        f" failures){f'; replay {path}' if path else ''}",
+        highlight=False,
+        markup=False,
+    )
+
+
+async def _serve(
+    host: str,
+    port: int,
+    n_tables: int,
+    tokens_out: Path | None,
+    key_map: dict[str, str] | None,
+    seating: Seating,
+    spec: TableSpec,
+    runs: Path,
+    grace: float,
+) -> None:
+    server = ArenaServer(
+        host=host, port=port, runs_dir=runs, keys=key_map, open_spec=spec, seating=seating
+    )
+    server.manager.on_match = _report
+    bound = await server.start()
+    console.print(
+        f"referee listening on {host}:{bound}"
+        f"{' (open tables: ' + seating.value + ')' if key_map is not None else ''};"
+        f" replays in {runs}",
+        highlight=False,
+    )
+    made = []
+    for k in range(n_tables):
+        table = server.create_table(replace(spec, seed=spec.seed + 1000 * k))
+        made.append({"table_id": table.id, "tokens": table.tokens})
+    if made:
+        text = json.dumps({"server": f"{host}:{bound}", "tables": made}, indent=1)
+        if tokens_out is not None:
+            tokens_out.write_text(text + "\n", encoding="utf-8")
+            console.print(f"seat tokens of {len(made)} tables written to {tokens_out}")
+        else:
+            print(text, flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    console.print(f"shutting down: running matches get {grace:g} s")
+    await server.stop(grace)
+    console.print("referee stopped")

@@ -1,0 +1,598 @@
+"""The match loop: four seats, one rules ``Match``, the clock and the failure policy.
+
+``Referee(seats, config).run()`` plays one match and returns a ``MatchRecord``. It asks the
+seat to act for each decision (the four seats at once for Grand Tichu and the exchange),
+applies the answer through the rules core, and sends every public event to every seat in the
+wire's vocabulary (``TableEvent``), numbered by the table's ``state_seq``.
+
+* **Forced actions.** With ``skip_forced`` (the default) a decision with exactly one legal
+  answer, for a seat that may not call Tichu, is applied without asking: in practice the
+  pass of a seat that cannot beat the table. Its event is sent as usual.
+* **Simultaneous decisions.** Grand Tichu and the exchange are asked of all four seats at
+  once and applied in seat order when all have answered (the rules core takes them seat by
+  seat). Tichu calls riding on exchange answers are therefore announced in seat order.
+* **Failures.** A seat's answer may report a timeout, malformed or illegal answers, or a
+  crash; transports report lost and resumed seats through ``seat_lost``/``seat_back``. The
+  ``Adjudicator`` decides the outcome, which is recorded and announced as a ``FAILURE``
+  event (privately, for a bomb window).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from arena.referee.policy import (
+    Adjudicator,
+    Failure,
+    FailureKind,
+    FailureOutcome,
+    FailurePolicy,
+    GiveUp,
+    Termination,
+    TimeControl,
+    default_action,
+)
+from arena.referee.record import MatchRecord
+from arena.referee.seat import (
+    Answer,
+    Decision,
+    EventType,
+    MatchInfo,
+    MatchOutcome,
+    Seat,
+    TableEvent,
+    fallback_seat,
+)
+from arena.rules import (
+    CALL_TICHU,
+    GRAND,
+    NO_GRAND,
+    Action,
+    EventKind,
+    IllegalActionError,
+    Match,
+    Observation,
+    Options,
+    Phase,
+    Play,
+    observe,
+)
+from arena.rules.cards import DOG_BIT
+from arena.rules.state import Deal, Event
+
+_GRAND_LEGAL: tuple[Action, ...] = (NO_GRAND, GRAND)
+_PLAY = EventKind.PLAY
+_PASS = EventKind.PASS
+_OUT = EventKind.OUT
+_GRAND = EventKind.GRAND_TICHU
+_TRICK_WON = EventKind.TRICK_WON
+_DRAGON_GIFT = EventKind.DRAGON_GIFT
+_HAND_END = EventKind.HAND_END
+_SIMPLE: dict[int, EventType] = {
+    EventKind.TICHU: EventType.TICHU_CALLED,
+    EventKind.PASS: EventType.PASSED,
+    EventKind.WISH: EventType.WISH_MADE,
+    EventKind.WISH_FULFILLED: EventType.WISH_FULFILLED,
+    EventKind.OUT: EventType.PLAYER_OUT,
+    EventKind.EXCHANGE: EventType.EXCHANGE_DONE,
+    EventKind.HAND_START: EventType.HAND_STARTED,
+}
+
+
+@dataclass(frozen=True)
+class MatchConfig:
+    """Everything that defines a match at a table besides its seats.
+
+    ``max_hands`` caps a match to a target (0 = no cap); a capped match is adjudicated as it
+    stands. ``names`` are the seats' display names, by seat.
+    """
+
+    options: Options = field(default_factory=Options)
+    seed: int = 0
+    deals: tuple[Deal, ...] = ()
+    time: TimeControl = field(default_factory=TimeControl)
+    policy: FailurePolicy = field(default_factory=FailurePolicy)
+    skip_forced: bool = True
+    table_id: str = "table"
+    names: tuple[str, ...] = ("seat 0", "seat 1", "seat 2", "seat 3")
+    max_hands: int = 0
+    match_no: int = 1
+
+
+class _Stop(Exception):
+    """Raised inside the loop when the match must end now (forfeit, abort)."""
+
+
+class Referee:
+    """Runs one match between four ``Seat``s; see the module docstring."""
+
+    def __init__(
+        self,
+        seats: Sequence[Seat],
+        config: MatchConfig | None = None,
+        watch: Callable[[TableEvent], None] | None = None,
+        on_give_up: Callable[[int], None] | None = None,
+    ) -> None:
+        if len(seats) != 4:
+            raise ValueError(f"a match needs four seats, not {len(seats)}")
+        self.config = cfg = config or MatchConfig()
+        self.seats: list[Seat] = list(seats)
+        self.players: list[Seat | None] = list(seats)  # who answers; None = default actions
+        self.match = Match(cfg.options, cfg.seed, cfg.deals)
+        self.adjudicator = Adjudicator(cfg.policy)
+        self.failures: list[Failure] = []
+        self.watch = watch
+        self.on_give_up = on_give_up
+        self.seq = 0
+        self.decisions = 0
+        self.forced = 0
+        self.defaults = 0
+        self.bank = [cfg.time.bank_ms_per_hand] * 4
+        self._hand = 0  # rules hand index whose events were last read
+        self._read = 0  # rules events of that hand already turned into table events
+        self._trick_cards = 0
+        self._decision_ms = cfg.time.decision_ms
+        self._grace: dict[int, asyncio.TimerHandle] = {}
+        self._task: asyncio.Task[Any] | None = None
+        self._stop: tuple[Termination, str, int] | None = None
+        self._outcome: MatchOutcome | None = None
+
+    # ------------------------------------------------------------------ public
+
+    async def run(self, absent: Sequence[tuple[int, FailureKind, str]] = ()) -> MatchRecord:
+        """Plays the match to its end (or forfeit or abort) and returns its record.
+
+        ``absent`` lists the seats with no bot (seat, failure kind, detail): they are given up
+        before the first hand.
+        """
+        self._task = asyncio.current_task()
+        started = time.time()
+        t0 = time.perf_counter()
+        cfg = self.config
+        try:
+            for s, seat in enumerate(self.seats):
+                info = MatchInfo(
+                    cfg.table_id, s, cfg.options, cfg.time, cfg.policy, cfg.names, cfg.match_no
+                )
+                await seat.start(info)
+            for s, kind, detail in absent:
+                self._give_up(s, kind, detail, 0)
+            if self._stop is not None:
+                raise _Stop
+            self._publish_new()
+            await self._loop()
+            outcome = self._normal_outcome()
+        except _Stop:
+            outcome = self._stopped_outcome()
+        except asyncio.CancelledError:
+            if self._stop is None:
+                raise  # cancelled from outside: not ours to swallow
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+            outcome = self._stopped_outcome()
+        finally:
+            for handle in self._grace.values():
+                handle.cancel()
+            self._grace.clear()
+        self._outcome = outcome
+        self._publish(EventType.MATCH_END, -1, outcome=outcome)
+        return MatchRecord.of(
+            self.match,
+            cfg,
+            outcome,
+            list(self.failures),
+            decisions=self.decisions,
+            forced=self.forced,
+            defaults=self.defaults,
+            started=started,
+            seconds=time.perf_counter() - t0,
+        )
+
+    def abort(self, reason: str) -> None:
+        """Stops the match now without a result (operator, shutdown)."""
+        self._halt(Termination.ABORTED, reason, -1)
+
+    def seat_lost(self, seat: int, kind: FailureKind, detail: str, resumable: bool = True) -> None:
+        """A transport reports that a seat's stream or process is gone.
+
+        With ``resumable`` the seat is held ``reconnect_grace_ms`` for a resume (its clock
+        keeps running); otherwise (a crashed bot nobody restarts) it is given up at once.
+        """
+        if self._outcome is not None or self._stop is not None:
+            return
+        adj = self.adjudicator
+        if not resumable:
+            if adj.seats[seat].given_up:
+                return
+            self._cancel_grace(seat)
+            self._give_up(seat, kind, detail, 0)
+            return
+        if not adj.lost(seat, kind):
+            return
+        self._record(seat, kind, FailureOutcome.AWAITING_RECONNECT, 0, detail)
+        loop = asyncio.get_running_loop()
+        grace = self.config.policy.reconnect_grace_ms / 1000.0
+        self._grace[seat] = loop.call_later(grace, self._grace_over, seat, kind)
+
+    def seat_back(self, seat: int) -> None:
+        """A transport reports that a held seat resumed within the grace period."""
+        if self._outcome is not None or self._stop is not None:
+            return
+        kind = self.adjudicator.back(seat)
+        self._cancel_grace(seat)
+        if kind is not None:
+            self._record(seat, kind, FailureOutcome.RECONNECTED, 0, "resumed")
+
+    def given_up(self, seat: int) -> bool:
+        """Whether ``seat`` has been given up in this match."""
+        return self.adjudicator.seats[seat].given_up
+
+    @property
+    def over(self) -> bool:
+        """Whether the match has ended (its ``MATCH_END`` was built)."""
+        return self._outcome is not None
+
+    # ------------------------------------------------------------------ the loop
+
+    async def _loop(self) -> None:
+        m = self.match
+        cfg = self.config
+        skip = cfg.skip_forced
+        cap = cfg.max_hands
+        decision_ms = cfg.time.decision_ms
+        tournament = cfg.options.tournament
+        players = self.players
+        while not m.over:
+            if self._stop is not None:
+                raise _Stop
+            if cap and len(m.hand_results) >= cap:
+                self._halt(Termination.ADJUDICATED, f"hand cap {cap} reached", -1)
+                raise _Stop
+            ph = m.phase
+            if ph is Phase.GRAND_TICHU or ph is Phase.EXCHANGE:
+                await self._simultaneous(ph)
+                continue
+            s = m.seat
+            legal = m.legal_actions()
+            if skip and len(legal) == 1 and not m.can_call_tichu(s):
+                self.forced += 1
+                self._apply(s, legal[0])
+                continue
+            player = players[s]
+            obs = observe(m, s)
+            if player is None:
+                self._apply_default(s, obs)
+                continue
+            self.decisions += 1
+            vp = (m.vp[0], m.vp[1]) if tournament else None
+            answer = await player.decide(Decision(obs, self.seq, decision_ms, self.bank[s], vp))
+            self._settle(s, obs, answer, ph is Phase.BOMB_WINDOW)
+
+    async def _simultaneous(self, phase: Phase) -> None:
+        """Asks all four seats at once, then applies the answers in seat order."""
+        m = self.match
+        obs = [self._simultaneous_view(s, phase) for s in range(4)]
+        asks: list[asyncio.Future[Answer] | None] = [None, None, None, None]
+        decision_ms = self.config.time.decision_ms
+        vp = (m.vp[0], m.vp[1]) if self.config.options.tournament else None
+        try:
+            for s in range(4):
+                player = self.players[s]
+                if player is not None:
+                    self.decisions += 1
+                    d = Decision(obs[s], self.seq, decision_ms, self.bank[s], vp)
+                    asks[s] = asyncio.ensure_future(player.decide(d))
+            waiting = [f for f in asks if f is not None]
+            if waiting:
+                await asyncio.wait(waiting)
+        finally:
+            for f in asks:
+                if f is not None and not f.done():
+                    f.cancel()
+        for s in range(4):
+            fut = asks[s]
+            if fut is None:
+                self._apply_default(s, obs[s])
+            else:
+                self._settle(s, obs[s], fut.result(), False)
+        if phase is Phase.GRAND_TICHU and not m.over:
+            called = (m.grand[0], m.grand[1], m.grand[2], m.grand[3])
+            self._publish(EventType.GRAND_TICHU_REVEALED, -1, called=called)
+
+    def _simultaneous_view(self, s: int, phase: Phase) -> Observation:
+        """Seat ``s``'s view of a decision asked of all four seats before any is applied."""
+        m = self.match
+        obs = observe(m, s)
+        if phase is Phase.GRAND_TICHU:
+            return replace(obs, to_act=s, legal=_GRAND_LEGAL, may_call_tichu=False)
+        may_call = m.hands[s].bit_count() == 14 and not m.grand[s] and not m.tichu[s]
+        return replace(obs, to_act=s, legal=(), may_call_tichu=may_call)
+
+    def _settle(self, s: int, obs: Observation, answer: Answer, window: bool) -> None:
+        """Applies an answer, or the default action with the failure it calls for."""
+        action = answer.action
+        elapsed = answer.elapsed_ms
+        if elapsed > self._decision_ms:
+            self.bank[s] = max(0, self.bank[s] - int(elapsed - self._decision_ms + 0.999))
+        if action is None:
+            kind = answer.failure or FailureKind.MALFORMED
+            self._fail_decision(s, obs, kind, answer.detail, answer.request_id, window)
+            return
+        m = self.match
+        try:
+            if answer.call_tichu:
+                # The answer is atomic: check the action before the call takes effect.
+                probe = m.copy()
+                probe.apply(CALL_TICHU)
+                probe.apply(action)
+                self._apply(s, CALL_TICHU)
+            self._apply(s, action)
+        except IllegalActionError as e:
+            detail = f"{action!s}: {e.rule}"
+            self._fail_decision(s, obs, FailureKind.ILLEGAL, detail, answer.request_id, window)
+
+    def _fail_decision(
+        self, s: int, obs: Observation, kind: FailureKind, detail: str, rid: int, window: bool
+    ) -> None:
+        """The default action for a decision that got no acceptable answer, and its price."""
+        if self.adjudicator.seats[s].given_up:
+            self._apply_default(s, obs)  # already paid for: no further strikes
+            return
+        if kind is FailureKind.TIMEOUT:
+            self.bank[s] = 0
+        decision = len(self.match.actions)
+        if kind is FailureKind.CRASH:
+            self._give_up(s, kind, detail, rid, decision)
+            self._apply_default(s, obs)
+            return
+        give_up = self.adjudicator.strike(s)
+        self._record(s, kind, FailureOutcome.DEFAULT_ACTION, rid, detail, window, decision)
+        self._apply_default(s, obs)
+        if give_up:
+            strikes = self.adjudicator.seats[s].strikes
+            self._give_up(s, kind, f"{strikes} strikes", 0)
+
+    def _apply_default(self, s: int, obs: Observation) -> None:
+        self.defaults += 1
+        self._apply(s, default_action(obs))
+
+    def _apply(self, s: int, action: Action) -> None:
+        m = self.match
+        assert m.seat == s, f"seat {s} answered but seat {m.seat} is to act"
+        cards = m.trick_cards
+        if type(action) is Play:
+            cards |= action.cards
+        self._trick_cards = cards
+        m.apply(action)
+        self._publish_new()
+
+    # ------------------------------------------------------------------ failures
+
+    def _give_up(
+        self, s: int, kind: FailureKind, detail: str, rid: int, decision: int | None = None
+    ) -> None:
+        outcome = self.adjudicator.give_up(s)
+        self._record(s, kind, outcome, rid, detail, False, decision)
+        if self.on_give_up is not None:
+            self.on_give_up(s)
+        policy = self.config.policy.give_up
+        if policy is GiveUp.FORFEIT:
+            self._halt(Termination.FORFEIT, f"seat {s} forfeits ({kind.name.lower()})", s)
+        elif policy is GiveUp.FALLBACK_BOT:
+            self.players[s] = fallback_seat()
+        else:
+            self.players[s] = None
+
+    def _grace_over(self, s: int, kind: FailureKind) -> None:
+        self._grace.pop(s, None)
+        if self.adjudicator.seats[s].away is None or self.over or self._stop is not None:
+            return
+        grace = self.config.policy.reconnect_grace_ms
+        self._give_up(s, kind, f"not back within the {grace} ms grace period", 0)
+
+    def _cancel_grace(self, s: int) -> None:
+        handle = self._grace.pop(s, None)
+        if handle is not None:
+            handle.cancel()
+
+    def _record(
+        self,
+        s: int,
+        kind: FailureKind,
+        outcome: FailureOutcome,
+        rid: int,
+        detail: str,
+        private: bool = False,
+        decision: int | None = None,
+    ) -> None:
+        """Records a failure and announces it at once.
+
+        A failure about a bomb window is private: it goes to its seat only and does not
+        advance the table's ``state_seq``, so the other seats see no gap in the numbering.
+        """
+        m = self.match
+        failure = Failure(
+            seat=s,
+            kind=kind,
+            outcome=outcome,
+            hand=m.hand_no + 1,
+            decision=len(m.actions) if decision is None else decision,
+            request_id=rid,
+            strikes=self.adjudicator.seats[s].strikes,
+            detail=detail,
+            private=private,
+        )
+        self.failures.append(failure)
+        if not private:
+            self.seq += 1
+        only = s if private else -1
+        self._send(
+            TableEvent(
+                self.seq, m.hand_no + 1, EventType.FAILURE, s, failure=failure, only_seat=only
+            )
+        )
+
+    def _halt(self, termination: Termination, detail: str, seat: int) -> None:
+        """Ends the match at the next opportunity: at once if the loop is waiting."""
+        if self._stop is not None or self._outcome is not None:
+            return
+        self._stop = (termination, detail, seat)
+        task = self._task
+        if task is not None and task is not asyncio.current_task():
+            task.cancel()
+
+    # ------------------------------------------------------------------ events
+
+    def _publish(self, type_: EventType, seat: int, **fields: Any) -> None:
+        self.seq += 1
+        self._send(TableEvent(self.seq, self.match.hand_no + 1, type_, seat, **fields))
+
+    def _send(self, ev: TableEvent) -> None:
+        if self.watch is not None:
+            self.watch(ev)
+        only = ev.only_seat
+        if only < 0:
+            for seat in self.seats:
+                seat.notify(ev)
+        else:
+            self.seats[only].notify(ev)
+
+    def _publish_new(self) -> None:
+        """Turns the rules events since the last call into table events and sends them."""
+        m = self.match
+        k = self._hand
+        if k != m.hand_no:
+            self._translate(m.log[k], k)
+            self._hand = k = m.hand_no
+            self._read = 0
+            self.bank = [self.config.time.bank_ms_per_hand] * 4
+        if len(m.events) > self._read:
+            self._translate(m.events, k)
+
+    def _translate(self, events: Sequence[Event], k: int) -> None:
+        """Sends rules events ``events[self._read:]`` of hand ``k`` as table events.
+
+        The wire has one event where the rules core has two (a Dragon gift and the trick it
+        gives; the four Grand Tichu calls, revealed by ``_simultaneous``), and one the rules
+        core leaves implicit (the Dog's trick, taken at once by its player for 0 points).
+        """
+        hand = k + 1
+        i = self._read
+        n = len(events)
+        self._read = n
+        send = self._send
+        while i < n:
+            e = events[i]
+            i += 1
+            kind = e.kind
+            if kind == _GRAND:
+                continue
+            self.seq += 1
+            seq = self.seq
+            if kind == _PLAY:
+                play = e.play
+                assert play is not None
+                send(TableEvent(seq, hand, EventType.PLAYED, e.seat, play, e.value == 1))
+                if play.cards == DOG_BIT:
+                    while i < n and events[i].kind == _OUT:
+                        self.seq += 1
+                        out = events[i]
+                        send(
+                            TableEvent(
+                                self.seq, hand, EventType.PLAYER_OUT, out.seat, value=out.value
+                            )
+                        )
+                        i += 1
+                    self.seq += 1
+                    send(TableEvent(self.seq, hand, EventType.TRICK_WON, e.seat, cards=DOG_BIT))
+            elif kind == _PASS:
+                send(TableEvent(seq, hand, EventType.PASSED, e.seat))
+            elif kind == _TRICK_WON:
+                cards = self._trick_cards
+                send(
+                    TableEvent(
+                        seq, hand, EventType.TRICK_WON, e.seat, None, False, 0, e.value, cards
+                    )
+                )
+            elif kind == _DRAGON_GIFT:
+                points = 0
+                if i < n and events[i].kind == _TRICK_WON:
+                    points = events[i].value
+                    i += 1
+                send(
+                    TableEvent(
+                        seq,
+                        hand,
+                        EventType.DRAGON_GIVEN,
+                        e.seat,
+                        value=e.value,
+                        points=points,
+                        cards=self._trick_cards,
+                    )
+                )
+            elif kind == _HAND_END:
+                done = self.match.hand_results[: k + 1]
+                send(
+                    TableEvent(
+                        seq,
+                        hand,
+                        EventType.HAND_END,
+                        result=done[k],
+                        scores=(sum(r.score[0] for r in done), sum(r.score[1] for r in done)),
+                        victory_points=(
+                            sum(r.victory_points[0] for r in done),
+                            sum(r.victory_points[1] for r in done),
+                        ),
+                    )
+                )
+            else:
+                send(TableEvent(seq, hand, _SIMPLE[kind], e.seat, value=e.value))
+
+    # ------------------------------------------------------------------ outcomes
+
+    def _normal_outcome(self) -> MatchOutcome:
+        m = self.match
+        a, b = m.scores
+        if self.config.options.tournament:
+            va, vb = m.vp
+            team = 0 if va > vb else 1 if vb > va else -1
+        else:
+            team = 0 if a > b else 1 if b > a else -1
+        winners = (team, team + 2) if team >= 0 else ()
+        return MatchOutcome(
+            Termination.NORMAL,
+            (a, b),
+            winners,
+            len(m.hand_results),
+            tuple(self.adjudicator.given_up),
+            "",
+            (m.vp[0], m.vp[1]),
+        )
+
+    def _stopped_outcome(self) -> MatchOutcome:
+        assert self._stop is not None
+        termination, detail, seat = self._stop
+        m = self.match
+        a, b = m.scores
+        if termination is Termination.FORFEIT:
+            team = 1 - (seat & 1)
+            winners: tuple[int, ...] = (team, team + 2)
+        elif termination is Termination.ADJUDICATED:
+            team = 0 if a > b else 1 if b > a else -1
+            winners = (team, team + 2) if team >= 0 else ()
+        else:
+            winners = ()
+        return MatchOutcome(
+            termination,
+            (a, b),
+            winners,
+            len(m.hand_results),
+            tuple(self.adjudicator.given_up),
+            detail,
+            (m.vp[0], m.vp[1]),
+        )

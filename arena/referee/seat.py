@@ -1,0 +1,211 @@
+"""What the referee talks to: the ``Seat`` protocol, its messages, and in-process seats.
+
+The match loop (``arena.referee.match``) knows no transport. It drives four objects that
+implement ``Seat``: ``start`` once per match, ``notify`` for every public event, ``decide``
+for every decision. ``InProcessSeat`` wraps an ``sdk.Bot`` and calls it directly; the gRPC
+seat in ``arena.server`` sends the same decisions over a stream and enforces the clock.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import NamedTuple, Protocol
+
+from arena.referee.policy import (
+    Failure,
+    FailureKind,
+    FailurePolicy,
+    Termination,
+    TimeControl,
+)
+from arena.rules import PASS, Action, HandResult, Observation, Options, Play
+from arena.rules.cards import Mask
+from sdk.bot import Bot
+
+
+class EventType(IntEnum):
+    """Public event types; the numbers are the wire ``Event.kind`` field numbers."""
+
+    HAND_STARTED = 3
+    GRAND_TICHU_REVEALED = 4
+    TICHU_CALLED = 5
+    EXCHANGE_DONE = 6
+    PLAYED = 7
+    PASSED = 8
+    WISH_MADE = 9
+    WISH_FULFILLED = 10
+    TRICK_WON = 11
+    DRAGON_GIVEN = 12
+    PLAYER_OUT = 13
+    HAND_END = 14
+    MATCH_END = 15
+    FAILURE = 16
+
+
+@dataclass(frozen=True)
+class MatchOutcome:
+    """How a match ended: termination, final scores, winners (player numbers), give-ups."""
+
+    termination: Termination
+    scores: tuple[int, int]
+    winners: tuple[int, ...]
+    hands_played: int
+    given_up: tuple[int, ...]
+    detail: str = ""
+    victory_points: tuple[int, int] = (0, 0)
+
+
+class TableEvent(NamedTuple):
+    """One public event of a table, in the wire's vocabulary (docs/protocol.md §12).
+
+    ``seq`` is the table's ``state_seq`` after the event and ``hand`` counts from 1. Which
+    other fields are set depends on ``type``: ``seat`` (the seat concerned; the giver for
+    ``DRAGON_GIVEN``), ``play`` and ``out_of_turn`` (``PLAYED``), ``value`` (the wish rank,
+    the place of ``PLAYER_OUT``, the receiving seat of ``DRAGON_GIVEN``), ``points`` and
+    ``cards`` (a trick's card points and cards), ``called`` (Grand Tichu calls by seat),
+    ``result``, ``scores`` and ``victory_points`` (``HAND_END``: the hand, and the cumulative
+    team scores and victory points after it),
+    ``failure`` and ``outcome``. ``only_seat`` is the one seat allowed to receive the event
+    (a failure about a bomb window, whose existence is private), or -1 for every seat.
+    """
+
+    seq: int
+    hand: int
+    type: EventType
+    seat: int = -1
+    play: Play | None = None
+    out_of_turn: bool = False
+    value: int = 0
+    points: int = 0
+    cards: Mask = 0
+    called: tuple[bool, ...] = ()
+    result: HandResult | None = None
+    scores: tuple[int, int] = (0, 0)
+    victory_points: tuple[int, int] = (0, 0)
+    failure: Failure | None = None
+    outcome: MatchOutcome | None = None
+    only_seat: int = -1
+
+
+@dataclass(frozen=True)
+class MatchInfo:
+    """What a seat learns when a match starts (the wire ``Welcome``)."""
+
+    table_id: str
+    seat: int
+    options: Options
+    time: TimeControl
+    policy: FailurePolicy
+    names: tuple[str, ...]
+    match_no: int = 1
+
+
+class Decision(NamedTuple):
+    """A question to one seat: its view (with the legal answers) and its clock.
+
+    ``deadline_ms`` is the allowance for this decision and ``bank_ms`` what is left of the
+    hand's bank; the seat may take ``deadline_ms + bank_ms`` before it times out.
+    ``victory_points`` (by team, cumulative) is set in tournament mode only.
+    """
+
+    obs: Observation
+    state_seq: int
+    deadline_ms: int
+    bank_ms: int
+    victory_points: tuple[int, int] | None = None
+
+
+class Answer(NamedTuple):
+    """A seat's answer, or why there is none.
+
+    ``action`` is the answer (``None`` when ``failure`` says why there is no acceptable one:
+    timeout, too many malformed or illegal answers, a crash). ``call_tichu`` asks to call
+    Tichu before the answer. ``elapsed_ms`` is the time the seat took, charged to its clock.
+    """
+
+    action: Action | None
+    call_tichu: bool = False
+    elapsed_ms: float = 0.0
+    failure: FailureKind | None = None
+    detail: str = ""
+    request_id: int = 0
+
+
+class Seat(Protocol):
+    """One player at a table, as the match loop sees it, whatever the transport."""
+
+    async def start(self, info: MatchInfo) -> None:
+        """A match starts; ``info`` holds the seat, the rules, the clock and the policy."""
+
+    def notify(self, event: TableEvent) -> None:
+        """Takes one event (public, or a private failure of this seat); must not block.
+
+        Synchronous on purpose: failures are announced from transport callbacks as they
+        happen, and every event must reach every seat in ``state_seq`` order, so a seat
+        buffers what it cannot deliver at once (the gRPC seat queues it for its writer).
+        """
+
+    async def decide(self, decision: Decision) -> Answer:
+        """Asks for an answer and waits for it, the deadline or a failure."""
+        ...
+
+
+class InProcessSeat:
+    """A seat played by an ``sdk.Bot`` in this process: no wire, no clock enforcement.
+
+    Tichu is offered first (``bot.call_tichu``) whenever the view allows a call, then the
+    answer is ``bot.act(obs)``. An exception raised by the bot is reported as a crash.
+    """
+
+    def __init__(self, bot: Bot, name: str = "") -> None:
+        self.bot = bot
+        self.name = name or bot.name
+
+    async def start(self, info: MatchInfo) -> None:
+        """Calls the bot's ``on_match_start`` hook."""
+        self.bot.on_match_start(info.seat)
+
+    def notify(self, event: TableEvent) -> None:
+        """Calls the bot's ``on_match_end`` hook at the end of the match."""
+        if event.type is EventType.MATCH_END and event.outcome is not None:
+            self.bot.on_match_end(event.outcome.scores)
+
+    async def decide(self, decision: Decision) -> Answer:
+        """Asks the bot directly; the time it takes is measured, not limited."""
+        obs = decision.obs
+        t0 = time.perf_counter()
+        try:
+            call = obs.may_call_tichu and bool(self.bot.call_tichu(obs))
+            action = self.bot.act(obs)
+        except Exception as e:  # a bot's bug must not take the referee down
+            last = traceback.extract_tb(e.__traceback__)[-1:]
+            where = f" at {last[0].filename}:{last[0].lineno}" if last else ""
+            return Answer(None, failure=FailureKind.CRASH, detail=f"{e!r}{where}")
+        return Answer(action, call, (time.perf_counter() - t0) * 1000.0)
+
+
+class FallbackBot(Bot):
+    """The built-in bot that plays a seat given up under ``GIVE_UP_FALLBACK_BOT``.
+
+    Plays the lowest play that beats the table (never a bomb), leads the lowest play, passes
+    otherwise; takes the sdk defaults for the other decisions. Simple, legal and quick.
+    """
+
+    name = "fallback"
+
+    def play(self, obs: Observation) -> Play:
+        """The lowest non-bomb play from the legal list, else the pass (or the first play)."""
+        for action in obs.legal:
+            if isinstance(action, Play) and action.kind != PASS.kind and not action.is_bomb:
+                return action
+        first = obs.legal[0]
+        assert isinstance(first, Play)
+        return first
+
+
+def fallback_seat() -> InProcessSeat:
+    """A fresh in-process seat for a seat given up under ``GIVE_UP_FALLBACK_BOT``."""
+    return InProcessSeat(FallbackBot(), "fallback")

@@ -1,0 +1,450 @@
+"""A seat played over gRPC: the stream it is attached to, the clock, and answer checking.
+
+``Stream`` is one ``Referee.Play`` call. Everything the referee sends goes into the
+stream's outbox, which the call's handler drains; so the match loop never waits on a slow
+or stalled bot, and the per-decision deadline (an asyncio timer) always fires. A second
+task reads the bot's messages and hands them to the stream's owner (a ``GrpcSeat`` or the
+lobby).
+
+``GrpcSeat`` implements the referee's ``Seat`` protocol. It numbers requests, measures each
+answer from the moment the request is queued, checks answers (``decode_answer`` plus the
+``request_id``/``state_seq`` echo), sends in-band errors and lets the bot answer again
+within the remaining time, and keeps the hand's history as bytes for the next request. It
+survives its stream: when a bot resumes, the new stream gets a ``Welcome`` and the open
+request again, with the time left.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import grpc
+from google.protobuf.message import DecodeError
+
+from arena.referee.policy import FailureKind
+from arena.referee.seat import Answer, Decision, EventType, MatchInfo, TableEvent
+from arena.rules import Observation
+from arena.server.codec import (
+    EventBytes,
+    error_bytes,
+    event_bytes,
+    request_bytes,
+    welcome_bytes,
+)
+from arena.wire import pb
+from arena.wire.convert import AnswerError, decode_answer, encode_request
+
+_ILLEGAL_CODES = frozenset((pb.ERROR_CODE_ILLEGAL_EXCHANGE, pb.ERROR_CODE_TICHU_NOT_ALLOWED))
+_RESULTS = (EventType.HAND_END, EventType.MATCH_END)
+
+Context = Any
+"""A ``grpc.aio.ServicerContext`` for a bytes-in, bytes-out stream."""
+
+
+class Refused(Exception):
+    """A ``Hello`` that cannot be accepted: the gRPC status and message to close with."""
+
+    def __init__(self, code: grpc.StatusCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class StreamOwner(Protocol):
+    """Who gets a stream's messages: a seat, or the lobby while the bot waits."""
+
+    def on_message(self, stream: Stream, data: bytes) -> None:
+        """One message from the bot (not yet parsed)."""
+
+    def on_lost(self, stream: Stream) -> None:
+        """The stream ended or broke."""
+
+
+class Stream:
+    """One ``Referee.Play`` call: an outbox drained by the call's handler, and its reader."""
+
+    def __init__(self, context: Context, hello: pb.Hello) -> None:
+        self.context = context
+        self.name = hello.bot_name[:64]
+        self.results_only = hello.results_only
+        self.owner: StreamOwner | None = None
+        self.status: tuple[grpc.StatusCode, str] | None = None  # set once closing
+        self.lost = False
+        self._out: deque[bytes] = deque()
+        self._wake: asyncio.Future[None] | None = None
+
+    @property
+    def closing(self) -> bool:
+        """Whether the stream is closing (nothing more will be queued)."""
+        return self.status is not None
+
+    def send(self, data: bytes) -> None:
+        """Queues one serialized ``RefereeMessage``; dropped once the stream is closing."""
+        if self.status is not None or self.lost:
+            return
+        self._out.append(data)
+        wake = self._wake
+        if wake is not None:
+            self._wake = None
+            if not wake.done():
+                wake.set_result(None)
+
+    def close(self, code: grpc.StatusCode = grpc.StatusCode.OK, message: str = "") -> None:
+        """Ends the call after the queued messages, with ``code``."""
+        if self.status is None:
+            self.status = (code, message)
+        wake = self._wake
+        if wake is not None:
+            self._wake = None
+            if not wake.done():
+                wake.set_result(None)
+
+    async def pump(self) -> None:
+        """Writes queued messages until the stream is closed (run by the call's handler)."""
+        write = self.context.write
+        out = self._out
+        loop = asyncio.get_running_loop()
+        while True:
+            while out:
+                await write(out.popleft())
+            if self.status is not None or self.lost:
+                return
+            self._wake = wake = loop.create_future()
+            await wake
+
+    async def read(self) -> None:
+        """Reads the bot's messages and hands them to the owner until the stream ends."""
+        read = self.context.read
+        eof = grpc.aio.EOF
+        try:
+            while True:
+                data = await read()
+                if data is eof:
+                    return
+                owner = self.owner
+                if owner is not None:
+                    owner.on_message(self, data)
+        finally:
+            self.lost = True
+            self.close(grpc.StatusCode.CANCELLED, "the bot closed its side")
+            owner = self.owner
+            if owner is not None:
+                owner.on_lost(self)
+
+
+class TableHooks(Protocol):
+    """What a ``GrpcSeat`` tells its table."""
+
+    def seat_joined(self, seat: int) -> None:
+        """A stream was attached to the seat."""
+
+    def seat_lost(self, seat: int) -> None:
+        """The seat's stream ended or broke."""
+
+    def seat_back(self, seat: int) -> None:
+        """A stream resumed the seat during a match."""
+
+    def refuse_join(self, seat: int, resume: bool) -> Refused | None:
+        """Why a stream may not take the seat now (match over, seat given up), or ``None``."""
+
+
+@dataclass(eq=False, slots=True)
+class _Open:
+    """The seat's open request."""
+
+    rid: int
+    state_seq: int
+    obs: Observation
+    request: pb.DecisionRequest
+    future: asyncio.Future[Answer]
+    sent: float  # loop time when queued
+    deadline_ms: int
+    bank_ms: int
+    timer: asyncio.TimerHandle | None = None
+    rejections: int = 0
+
+    def left_ms(self, now: float) -> int:
+        """Milliseconds left before the request times out (decision time plus bank)."""
+        return int(self.deadline_ms + self.bank_ms - (now - self.sent) * 1000.0)
+
+
+class EventCodec:
+    """Encodes each table event once for the four seats, and keeps the hand's history.
+
+    The referee sends an event to the four seats in a row, so the last encoding is reused.
+    The public events of the current hand are kept as ``View.history`` entries (``history``),
+    shared by the seats: a seat copies it only when it gets a private event of its own (a
+    failure in a bomb window), which the others must not see.
+    """
+
+    def __init__(self, tournament: bool) -> None:
+        self.tournament = tournament
+        self.history = bytearray()
+        self.last: TableEvent | None = None
+        self.last_bytes = EventBytes(b"", b"")
+
+    def encode(self, ev: TableEvent) -> EventBytes:
+        """The event's bytes, from the cache when it is the event just encoded."""
+        if ev is self.last:
+            return self.last_bytes
+        b = event_bytes(ev, self.tournament)
+        self.last = ev
+        self.last_bytes = b
+        t = ev.type
+        if t is EventType.HAND_STARTED:
+            self.history = bytearray(b.history)
+        elif ev.only_seat < 0 and t is not EventType.MATCH_END:
+            self.history += b.history
+        return b
+
+
+class GrpcSeat:
+    """The ``Seat`` of a bot that plays over a ``Referee.Play`` stream; see the module doc."""
+
+    def __init__(
+        self, table: TableHooks, seat: int, token: str, info: MatchInfo, codec: EventCodec
+    ) -> None:
+        self.table = table
+        self.seat = seat
+        self.token = token
+        self.info = info
+        self.codec = codec
+        self.stream: Stream | None = None
+        self.name = ""
+        self.joined = False
+        self.latencies: list[float] = []  # ms per answered request, for benchmarks
+        self._open: _Open | None = None
+        self._rid = 0
+        self._own: bytearray | None = None  # this seat's history, once it differs
+        self._defaulted: set[int] = set()
+        self._welcomed = 0  # match_no of the last Welcome sent for this seat
+        self._loop = asyncio.get_running_loop()
+
+    # ---------------------------------------------------------------- Seat protocol
+
+    async def start(self, info: MatchInfo) -> None:
+        """A match starts: fresh request ids and history; a Welcome if not yet sent."""
+        self.info = info
+        self._rid = 0
+        self._own = None
+        self._defaulted.clear()
+        st = self.stream
+        if st is not None and self._welcomed != info.match_no:
+            self._welcomed = info.match_no
+            st.send(welcome_bytes(info, self.token))
+
+    def notify(self, event: TableEvent) -> None:
+        """Queues the event on the stream (unless quiet mode drops it) and into the history."""
+        codec = self.codec
+        eb = codec.encode(event) if event is not codec.last else codec.last_bytes
+        if event.only_seat >= 0 or self._own is not None:
+            self._own_history(event, eb)
+        st = self.stream
+        if st is None:
+            return
+        if not st.results_only:
+            st.send(eb.message)
+        else:
+            t = event.type
+            if t in _RESULTS or (t is EventType.FAILURE and event.seat == self.seat):
+                st.send(eb.message)
+
+    def _own_history(self, event: TableEvent, eb: EventBytes) -> None:
+        """Keeps this seat's own history once a private event made it differ."""
+        t = event.type
+        if t is EventType.HAND_STARTED:
+            self._own = None
+        elif event.only_seat >= 0:
+            if self._own is None:
+                self._own = bytearray(self.codec.history)
+            self._own += eb.history
+        elif t is not EventType.MATCH_END:
+            assert self._own is not None
+            self._own += eb.history
+
+    @property
+    def history(self) -> bytes | bytearray:
+        """The hand's history entries as this seat may see them."""
+        return self.codec.history if self._own is None else self._own
+
+    async def decide(self, decision: Decision) -> Answer:
+        """Sends the request and waits for an accepted answer, the deadline or a failure."""
+        obs = decision.obs
+        self._rid = rid = self._rid + 1
+        req = encode_request(
+            obs,
+            request_id=rid,
+            state_seq=decision.state_seq,
+            deadline_ms=decision.deadline_ms,
+            bank_ms=decision.bank_ms,
+            history=(),
+            victory_points=decision.victory_points,
+        )
+        body = request_bytes(req, self.history)
+        loop = self._loop
+        fut: asyncio.Future[Answer] = loop.create_future()
+        now = loop.time()
+        op = _Open(
+            rid, decision.state_seq, obs, req, fut, now, decision.deadline_ms, decision.bank_ms
+        )
+        limit = (decision.deadline_ms + decision.bank_ms) / 1000.0
+        op.timer = loop.call_at(now + limit, self._expire, op)
+        self._open = op
+        st = self.stream
+        if st is not None:
+            st.send(body)
+        try:
+            answer = await fut
+        finally:
+            op.timer.cancel()
+            self._open = None
+        if answer.action is not None:
+            self.latencies.append(answer.elapsed_ms)
+        return answer
+
+    # ---------------------------------------------------------------- streams
+
+    def attach(self, stream: Stream, resume: bool) -> None:
+        """Seats a stream; raises ``Refused`` when the seat cannot take it."""
+        why = self.table.refuse_join(self.seat, resume)
+        if why is not None:
+            raise why
+        old = self.stream
+        if old is not None:
+            if not resume:
+                raise Refused(
+                    grpc.StatusCode.ALREADY_EXISTS,
+                    f"seat {self.seat} of table {self.info.table_id} already has a live stream;"
+                    " send resume = true to take it over",
+                )
+            self.stream = None
+            old.close(grpc.StatusCode.ABORTED, "another stream resumed this seat")
+        info = self.info
+        resumed = self._welcomed == info.match_no
+        self._welcomed = info.match_no
+        self.stream = stream
+        self.name = stream.name or self.name
+        stream.owner = self
+        stream.send(welcome_bytes(info, self.token, resumed=resumed))
+        self.joined = True
+        self.table.seat_joined(self.seat)
+        if resumed:
+            self.table.seat_back(self.seat)
+        op = self._open
+        if op is not None:
+            self._resend(stream, op)
+
+    def _resend(self, stream: Stream, op: _Open) -> None:
+        """Sends the open request again with the time left (after a resume)."""
+        elapsed = int((self._loop.time() - op.sent) * 1000.0)
+        req = pb.DecisionRequest()
+        req.CopyFrom(op.request)
+        req.deadline_ms = max(0, op.deadline_ms - elapsed)
+        req.bank_ms_left = max(0, op.bank_ms - max(0, elapsed - op.deadline_ms))
+        stream.send(request_bytes(req, self.history))
+
+    def on_lost(self, stream: Stream) -> None:
+        """The stream ended: the table decides whether it is a disconnect or a crash."""
+        if stream is self.stream:
+            self.stream = None
+            self.table.seat_lost(self.seat)
+
+    def close(self, code: grpc.StatusCode = grpc.StatusCode.OK, message: str = "") -> None:
+        """Ends the seat's stream after what is queued (the table is done with it)."""
+        st = self.stream
+        if st is not None:
+            self.stream = None
+            st.close(code, message)
+
+    def release(self) -> None:
+        """Ends a pending decision at once (the seat was given up or the match stopped)."""
+        op = self._open
+        if op is not None and not op.future.done():
+            self._defaulted.add(op.rid)
+            op.future.set_result(Answer(None, failure=FailureKind.DISCONNECT, request_id=op.rid))
+
+    # ---------------------------------------------------------------- answers
+
+    def on_message(self, stream: Stream, data: bytes) -> None:
+        """Checks one message from the bot; accepts, rejects (in-band) or ends the stream."""
+        if stream is not self.stream:
+            return
+        try:
+            msg = pb.BotMessage.FromString(data)
+        except DecodeError:
+            self._reject(stream, pb.ERROR_CODE_MALFORMED, "the message is not a BotMessage")
+            return
+        which = msg.WhichOneof("payload")
+        if which == "action":
+            self._answer(stream, msg.action)
+        elif which == "hello":
+            stream.send(
+                error_bytes(
+                    pb.ERROR_CODE_UNEXPECTED_MESSAGE,
+                    0,
+                    "a second Hello on the same stream",
+                    fatal=True,
+                )
+            )
+            stream.close(grpc.StatusCode.INVALID_ARGUMENT, "a second Hello on the same stream")
+        else:
+            self._reject(stream, pb.ERROR_CODE_MALFORMED, "a BotMessage with no payload")
+
+    def _answer(self, stream: Stream, a: pb.Action) -> None:
+        op = self._open
+        rid = a.request_id
+        if op is None or rid != op.rid or op.future.done():
+            if rid in self._defaulted:
+                code, text = pb.ERROR_CODE_TOO_LATE, f"request {rid} already got its default"
+            else:
+                code, text = pb.ERROR_CODE_UNKNOWN_REQUEST, f"request {rid} is not open"
+            left = op.left_ms(self._loop.time()) if op is not None else 0
+            stream.send(error_bytes(code, rid, text, ms_left=left))
+            return
+        if a.state_seq != op.state_seq:
+            self._reject(
+                stream,
+                pb.ERROR_CODE_STATE_MISMATCH,
+                f"state_seq {a.state_seq} differs from the request's {op.state_seq}",
+            )
+            return
+        try:
+            action, call = decode_answer(a, op.obs)
+        except AnswerError as e:
+            self._reject(stream, e.code, str(e))
+            return
+        elapsed = (self._loop.time() - op.sent) * 1000.0
+        op.future.set_result(Answer(action, call, elapsed, request_id=rid))
+
+    def _reject(self, stream: Stream, code: int, text: str) -> None:
+        """An in-band error; counted against the open request, which may then default."""
+        op = self._open
+        if op is None or op.future.done():
+            stream.send(error_bytes(code, 0, text))
+            return
+        op.rejections += 1
+        limit = self.info.policy.max_rejections
+        if limit and op.rejections >= limit:
+            kind = FailureKind.ILLEGAL if code in _ILLEGAL_CODES else FailureKind.MALFORMED
+            self._defaulted.add(op.rid)
+            elapsed = (self._loop.time() - op.sent) * 1000.0
+            detail = f"{op.rejections} rejected answers; the last: {text}"
+            op.future.set_result(Answer(None, False, elapsed, kind, detail, op.rid))
+            return
+        left = op.left_ms(self._loop.time())
+        stream.send(error_bytes(code, op.rid, text, ms_left=left))
+
+    def _expire(self, op: _Open) -> None:
+        if op.future.done():
+            return
+        self._defaulted.add(op.rid)
+        total = op.deadline_ms + op.bank_ms
+        elapsed = (self._loop.time() - op.sent) * 1000.0
+        op.future.set_result(
+            Answer(
+                None, False, elapsed, FailureKind.TIMEOUT, f"no answer within {total} ms", op.rid
+            )
+        )

@@ -1,0 +1,381 @@
+"""Tables and their seat tokens: many tables at once, each playing its matches.
+
+``TableManager.create(spec)`` makes a table with four fresh seat tokens (random, unique over
+the server: a token names one seat of one table and nothing else) and starts it. A table
+waits for its four bots (``startup_timeout_s``), plays ``spec.matches`` matches in a row on
+the same streams, writes a replay for every match and closes the streams with status OK.
+A seat with no bot when a match starts is given up at once; a table no bot joined ends
+without a match.
+
+The table also tells a disconnect from a crash: when it started the bot's process itself
+(``manage``), a dropped stream is judged a moment later, once the process's fate is known.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+
+import grpc
+
+from arena.referee import (
+    FailureKind,
+    FailurePolicy,
+    MatchConfig,
+    MatchInfo,
+    MatchRecord,
+    Referee,
+    TableEvent,
+    Termination,
+    TimeControl,
+)
+from arena.rules import Options
+from arena.rules.state import Deal
+from arena.server.seat import EventCodec, GrpcSeat, Refused
+
+CRASH_CHECK_S = 0.25
+"""How long after a managed bot's stream drops the table waits to see whether it crashed."""
+
+FINISHED_TOKENS = 40_000
+"""Tokens of finished tables remembered (refused as over rather than unknown)."""
+
+
+@dataclass(frozen=True)
+class MatchPlan:
+    """One match of a table that plays set matches: its seed, its deals, its replay file."""
+
+    seed: int
+    deals: tuple[Deal, ...] = ()
+    replay: Path | None = None
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """What a table plays: rules, seed, clock, policy, names, and how many matches.
+
+    ``names`` are the seats' display names (``None``: the bots' Hello names, not announced
+    in ``Welcome``). Match *k* (from 1) uses seed ``seed + k - 1``. ``replay`` is where the
+    single match's replay goes (default ``<runs>/<table id>/match-<k>.json``). ``plans``,
+    when given, replaces ``matches``, ``seed``, ``deals`` and ``replay``: one match per plan,
+    in order, on the same bot streams.
+    """
+
+    options: Options = field(default_factory=Options)
+    seed: int = 0
+    deals: tuple[Deal, ...] = ()
+    time: TimeControl = field(default_factory=TimeControl)
+    policy: FailurePolicy = field(default_factory=FailurePolicy)
+    names: tuple[str, ...] | None = None
+    skip_forced: bool = True
+    matches: int = 1
+    max_hands: int = 0
+    startup_timeout_s: float = 30.0
+    replay: Path | None = None
+    table_id: str | None = None
+    plans: tuple[MatchPlan, ...] = ()
+
+    @property
+    def match_count(self) -> int:
+        """How many matches the table plays."""
+        return len(self.plans) if self.plans else self.matches
+
+
+class TableState(Enum):
+    """Where a table is in its life."""
+
+    WAITING = "waiting"
+    PLAYING = "playing"
+    DONE = "done"
+
+
+class Table:
+    """One table: four ``GrpcSeat``s, their tokens, and the matches they play."""
+
+    def __init__(
+        self,
+        table_id: str,
+        spec: TableSpec,
+        tokens: list[str],
+        runs_dir: Path | None,
+        on_done: Callable[[Table], None],
+        on_match: Callable[[Table, int, MatchRecord], None] | None = None,
+    ) -> None:
+        self.id = table_id
+        self.spec = spec
+        self.tokens = tokens
+        self.runs_dir = runs_dir
+        self.state = TableState.WAITING
+        self.records: list[MatchRecord] = []
+        self.referee: Referee | None = None
+        self.watchers: list[Callable[[TableEvent], None]] = []
+        self.on_record: Callable[[int, MatchRecord], None] | None = None
+        self.shutting_down = False
+        self._on_done = on_done
+        self._manager_hook = on_match
+        self._managed: set[int] = set()
+        self._exited: set[int] = set()
+        self._exit_codes: dict[int, int] = {}
+        self._lost: dict[int, asyncio.TimerHandle] = {}
+        self._all_joined = asyncio.Event()
+        codec = EventCodec(spec.options.tournament)
+        self.seats = [GrpcSeat(self, s, tokens[s], self._info(s, 1), codec) for s in range(4)]
+        self._task: asyncio.Task[list[MatchRecord]] | None = None
+
+    def _info(self, seat: int, match_no: int) -> MatchInfo:
+        spec = self.spec
+        names = spec.names or ()
+        return MatchInfo(self.id, seat, spec.options, spec.time, spec.policy, names, match_no)
+
+    # ---------------------------------------------------------------- lifecycle
+
+    def start(self) -> asyncio.Task[list[MatchRecord]]:
+        """Starts the table's task (waiting for bots, then the matches)."""
+        if self._task is None:
+            self._task = asyncio.ensure_future(self._run())
+        return self._task
+
+    async def wait(self) -> list[MatchRecord]:
+        """Waits until the table is done; returns its match records."""
+        return await self.start()
+
+    def manage(self, seat: int) -> None:
+        """Marks a seat whose bot process the runner started (for crash detection)."""
+        self._managed.add(seat)
+
+    async def _run(self) -> list[MatchRecord]:
+        spec = self.spec
+        try:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._all_joined.wait(), spec.startup_timeout_s)
+            if all(seat.stream is None for seat in self.seats):
+                return self.records  # nobody came: no match to play
+            for k in range(1, spec.match_count + 1):
+                if self.shutting_down:
+                    break
+                record = await self._play(k)
+                self.records.append(record)
+                if self.on_record is not None:
+                    self.on_record(k, record)
+                if self._manager_hook is not None:
+                    self._manager_hook(self, k, record)
+                if record.termination is Termination.ABORTED:
+                    break
+        finally:
+            self.state = TableState.DONE
+            for handle in self._lost.values():
+                handle.cancel()
+            code = grpc.StatusCode.UNAVAILABLE if self.shutting_down else grpc.StatusCode.OK
+            for seat in self.seats:
+                seat.close(code, "the referee is shutting down" if self.shutting_down else "")
+            self._on_done(self)
+        return self.records
+
+    async def _play(self, k: int) -> MatchRecord:
+        spec = self.spec
+        names = spec.names or tuple(seat.name or f"seat {seat.seat}" for seat in self.seats)
+        plan = spec.plans[k - 1] if spec.plans else MatchPlan(spec.seed + k - 1, spec.deals)
+        config = MatchConfig(
+            options=spec.options,
+            seed=plan.seed,
+            deals=plan.deals,
+            time=spec.time,
+            policy=spec.policy,
+            skip_forced=spec.skip_forced,
+            table_id=self.id,
+            names=names,
+            max_hands=spec.max_hands,
+            match_no=k,
+        )
+        absent = [(s.seat, *self._why_absent(s.seat)) for s in self.seats if s.stream is None]
+        watch = self._watch if self.watchers else None
+        referee = Referee(self.seats, config, watch=watch, on_give_up=self._given_up)
+        self.referee = referee
+        self.state = TableState.PLAYING
+        try:
+            record = await referee.run(absent)
+        finally:
+            self.referee = None
+        path = self.replay_path(k)
+        if path is not None:
+            record.save(path)
+        return record
+
+    def _why_absent(self, seat: int) -> tuple[FailureKind, str]:
+        code = self._exit_codes.get(seat)
+        if code is not None:
+            return FailureKind.CRASH, f"the bot process exited with code {code} before joining"
+        return FailureKind.DISCONNECT, "did not join the table"
+
+    def replay_path(self, k: int) -> Path | None:
+        """Where match ``k``'s replay is written (``None``: not written)."""
+        spec = self.spec
+        if spec.plans:
+            if spec.plans[k - 1].replay is not None:
+                return spec.plans[k - 1].replay
+        elif spec.replay is not None and spec.matches == 1:
+            return spec.replay
+        if self.runs_dir is None:
+            return None
+        return self.runs_dir / self.id / f"match-{k}.json"
+
+    def abort(self, reason: str) -> None:
+        """Stops the table: the running match ends without a result (ABORTED)."""
+        self.shutting_down = True
+        if self.referee is not None:
+            self.referee.abort(reason)
+        elif self._task is not None and self.state is TableState.WAITING:
+            self._all_joined.set()  # stop waiting; the loop sees shutting_down
+
+    def _watch(self, ev: TableEvent) -> None:
+        for w in self.watchers:
+            w(ev)
+
+    def _given_up(self, seat: int) -> None:
+        self.seats[seat].release()
+
+    # ---------------------------------------------------------------- seat hooks
+
+    def _check_joined(self) -> None:
+        """Starts the table once every seat has a stream or a bot that will never come."""
+        if all(s.stream is not None or s.seat in self._exited for s in self.seats):
+            self._all_joined.set()
+
+    def seat_joined(self, seat: int) -> None:
+        """A stream took the seat; the table starts when all four have one."""
+        self._check_joined()
+        handle = self._lost.pop(seat, None)
+        if handle is not None:
+            # Back before its drop was judged: the drop was a disconnect after all.
+            handle.cancel()
+            if self.referee is not None:
+                self.referee.seat_lost(seat, FailureKind.DISCONNECT, "the stream ended")
+
+    def seat_lost(self, seat: int) -> None:
+        """A seat's stream ended; judged now, or after ``CRASH_CHECK_S`` for a managed bot."""
+        referee = self.referee
+        if referee is None or self.state is not TableState.PLAYING:
+            self._all_joined.clear()
+            return
+        if seat in self._exited:
+            return
+        if seat in self._managed:
+            loop = asyncio.get_running_loop()
+            self._lost[seat] = loop.call_later(CRASH_CHECK_S, self._lost_check, seat)
+            return
+        referee.seat_lost(seat, FailureKind.DISCONNECT, "the stream ended")
+
+    def _lost_check(self, seat: int) -> None:
+        self._lost.pop(seat, None)
+        referee = self.referee
+        if referee is not None and seat not in self._exited and self.seats[seat].stream is None:
+            referee.seat_lost(seat, FailureKind.DISCONNECT, "the stream ended")
+
+    def seat_back(self, seat: int) -> None:
+        """A stream resumed the seat."""
+        if self.referee is not None:
+            self.referee.seat_back(seat)
+
+    def bot_exited(self, seat: int, returncode: int, restarting: bool = False) -> None:
+        """The runner saw the seat's bot process exit before the table was done."""
+        if self.state is TableState.DONE:
+            return
+        handle = self._lost.pop(seat, None)
+        if handle is not None:
+            handle.cancel()
+        if not restarting:
+            self._exited.add(seat)
+            self._exit_codes[seat] = returncode
+            if self.state is TableState.WAITING:
+                self._check_joined()
+        referee = self.referee
+        if referee is not None:
+            detail = f"the bot process exited with code {returncode}"
+            if restarting:
+                detail += "; restarting it"
+            referee.seat_lost(seat, FailureKind.CRASH, detail, resumable=restarting)
+
+    def refuse_join(self, seat: int, resume: bool) -> Refused | None:
+        """Why a stream may not take ``seat`` now, or ``None``."""
+        if self.state is TableState.DONE:
+            return Refused(grpc.StatusCode.FAILED_PRECONDITION, f"table {self.id} is over")
+        if self.shutting_down:
+            return Refused(grpc.StatusCode.UNAVAILABLE, "the referee is shutting down")
+        if self.referee is not None and self.referee.given_up(seat):
+            return Refused(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"seat {seat} of table {self.id} was given up for the rest of the match",
+            )
+        return None
+
+
+class TableManager:
+    """All the tables of a server, and the token index that finds a seat from a token.
+
+    ``on_match(table, k, record)``, when set, hears of every match that ends on any table.
+    """
+
+    def __init__(self, runs_dir: Path | None = None) -> None:
+        self.runs_dir = runs_dir
+        self.tables: dict[str, Table] = {}
+        self.on_match: Callable[[Table, int, MatchRecord], None] | None = None
+        self.accepting = True
+        self._tokens: dict[str, tuple[Table, int]] = {}
+        self._finished: dict[str, None] = {}  # tokens of finished tables, oldest first
+        self._count = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    def create(self, spec: TableSpec | None = None) -> Table:
+        """Creates and starts a table; its four tokens are ``table.tokens``."""
+        if not self.accepting:
+            raise RuntimeError("the server is shutting down")
+        spec = spec or TableSpec()
+        self._count += 1
+        table_id = spec.table_id or f"t{self._count}-{secrets.token_hex(3)}"
+        if table_id in self.tables:
+            raise ValueError(f"table {table_id!r} exists already")
+        tokens = [secrets.token_urlsafe(18) for _ in range(4)]
+        table = Table(table_id, spec, tokens, self.runs_dir, self._table_done, self.on_match)
+        self.tables[table_id] = table
+        for seat, token in enumerate(tokens):
+            self._tokens[token] = (table, seat)
+        self._idle.clear()
+        table.start()
+        return table
+
+    def find(self, token: str) -> tuple[Table, int]:
+        """The table and seat a token names; raises ``Refused`` for an unknown token."""
+        hit = self._tokens.get(token)
+        if hit is not None:
+            return hit
+        if token in self._finished:
+            raise Refused(grpc.StatusCode.FAILED_PRECONDITION, "this token's match is over")
+        raise Refused(grpc.StatusCode.UNAUTHENTICATED, "unknown seat token")
+
+    def _table_done(self, table: Table) -> None:
+        self.tables.pop(table.id, None)
+        for token in table.tokens:
+            self._tokens.pop(token, None)
+            self._finished[token] = None
+        while len(self._finished) > FINISHED_TOKENS:
+            del self._finished[next(iter(self._finished))]
+        if not self.tables:
+            self._idle.set()
+
+    async def shutdown(self, grace_s: float) -> None:
+        """Stops taking tables; waits ``grace_s`` for running matches, then aborts the rest."""
+        self.accepting = False
+        for table in list(self.tables.values()):
+            if table.state is TableState.WAITING:
+                table.abort("the referee is shutting down")
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._idle.wait(), grace_s)
+        for table in list(self.tables.values()):
+            table.abort("the referee is shutting down")
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._idle.wait(), 5.0)

@@ -1,0 +1,372 @@
+"""The failure policy: default actions, strikes, giving up, grace, private bomb-window failures."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable
+
+import pytest
+
+from arena import replay as replays
+from arena.referee import (
+    Adjudicator,
+    Answer,
+    Decision,
+    EventType,
+    FailureKind,
+    FailureOutcome,
+    FailurePolicy,
+    GiveUp,
+    InProcessSeat,
+    MatchConfig,
+    MatchInfo,
+    MatchRecord,
+    Referee,
+    TableEvent,
+    Termination,
+    TimeControl,
+    default_action,
+)
+from arena.rules import (
+    NO_GRAND,
+    NO_WISH,
+    PASS,
+    Exchange,
+    Gift,
+    Match,
+    Observation,
+    Options,
+    Phase,
+    Play,
+    cards_of,
+    observe,
+)
+from sdk.bot import Bot
+
+
+class RandomBot(Bot):
+    """Uniform over the legal answers (seeded), never bets."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__()
+        self.rng = random.Random(seed)
+
+    def act(self, obs: Observation) -> Play | Exchange:  # type: ignore[override]
+        if obs.phase is Phase.EXCHANGE:
+            a, b, c = self.rng.sample(list(cards_of(obs.hand)), 3)
+            return Exchange(a, b, c)
+        if obs.phase is Phase.GRAND_TICHU:
+            return obs.legal[0]  # type: ignore[return-value]
+        return self.rng.choice(obs.legal)  # type: ignore[return-value]
+
+
+Rule = Callable[[int, Decision], Answer | None]
+
+
+class Scripted:
+    """A seat played by a random bot, except where ``rule(n, decision)`` answers instead."""
+
+    def __init__(self, seat: int, rule: Rule | None = None) -> None:
+        self.inner = InProcessSeat(RandomBot(seat))
+        self.rule = rule
+        self.asked = 0
+        self.events: list[TableEvent] = []
+        self.decisions: list[Decision] = []
+
+    async def start(self, info: MatchInfo) -> None:
+        pass
+
+    def notify(self, event: TableEvent) -> None:
+        self.events.append(event)
+
+    async def decide(self, decision: Decision) -> Answer:
+        self.asked += 1
+        self.decisions.append(decision)
+        if self.rule is not None:
+            answer = self.rule(self.asked, decision)
+            if answer is not None:
+                return answer
+        return await self.inner.decide(decision)
+
+
+def timeout_at(*numbers: int) -> Rule:
+    def rule(n: int, d: Decision) -> Answer | None:
+        if n in numbers:
+            return Answer(None, elapsed_ms=1000.0, failure=FailureKind.TIMEOUT, request_id=n)
+        return None
+
+    return rule
+
+
+def play(seats: list[Scripted], **config: object) -> MatchRecord:
+    cfg = MatchConfig(**config)  # type: ignore[arg-type]
+    return asyncio.run(Referee(seats, cfg).run())
+
+
+def failures(record: MatchRecord) -> list[tuple[int, FailureKind, FailureOutcome, int]]:
+    return [(f.seat, f.kind, f.outcome, f.strikes) for f in record.failures]
+
+
+# --------------------------------------------------------------------------- default actions
+
+
+def test_default_actions_follow_the_protocol_table() -> None:
+    m = Match(Options(), seed=4)
+    assert default_action(observe(m, 0)) == NO_GRAND
+    for _ in range(4):
+        m.apply(NO_GRAND)
+    obs = observe(m, 0)
+    assert m.phase is Phase.EXCHANGE
+    low = list(cards_of(m.hands[0]))[:3]
+    assert default_action(obs) == Exchange(*low)
+    rng = random.Random(1)
+    seen: set[Phase] = set()
+    while not m.over and len(seen) < 4:
+        obs = observe(m, m.seat)
+        d = default_action(obs)
+        if m.phase is Phase.EXCHANGE:
+            assert d == Exchange(*list(cards_of(m.hands[m.seat]))[:3])
+        elif m.phase is Phase.PLAY:
+            legal = m.legal_actions()
+            assert d == (PASS if PASS in legal else legal[0])
+            seen.add(m.phase)
+        elif m.phase is Phase.WISH:
+            assert d == NO_WISH
+            seen.add(m.phase)
+        elif m.phase is Phase.DRAGON_GIFT:
+            assert d == Gift((m.seat + 1) % 4)
+            seen.add(m.phase)
+        elif m.phase is Phase.BOMB_WINDOW:
+            assert d == PASS
+            seen.add(m.phase)
+        m.apply(
+            d if rng.random() < 0.5 or m.phase is Phase.EXCHANGE else rng.choice(m.legal_actions())
+        )
+    assert {Phase.PLAY, Phase.WISH} <= seen
+
+
+def test_the_adjudicator_counts_strikes_and_gives_up_once() -> None:
+    adj = Adjudicator(FailurePolicy(max_strikes=2, give_up=GiveUp.FALLBACK_BOT))
+    assert not adj.strike(1)
+    assert adj.strike(1)
+    assert adj.give_up(1) is FailureOutcome.FALLBACK_BOT
+    assert adj.given_up == [1]
+    assert not adj.lost(1, FailureKind.DISCONNECT)  # given up: nothing to hold
+    assert adj.lost(2, FailureKind.DISCONNECT)
+    assert not adj.lost(2, FailureKind.DISCONNECT)  # already held
+    assert adj.back(2) is FailureKind.DISCONNECT
+    assert adj.rejections_exhausted(3) is True
+    assert Adjudicator(FailurePolicy(max_rejections=0)).rejections_exhausted(99) is False
+
+
+# --------------------------------------------------------------------------- strikes
+
+
+def test_timeouts_cost_strikes_then_the_seat_plays_default_actions() -> None:
+    seats = [Scripted(s, timeout_at(2, 3) if s == 1 else None) for s in range(4)]
+    rec = play(seats, seed=3, options=Options(hands=2), policy=FailurePolicy(max_strikes=2))
+    assert rec.termination is Termination.NORMAL
+    assert failures(rec) == [
+        (1, FailureKind.TIMEOUT, FailureOutcome.DEFAULT_ACTION, 1),
+        (1, FailureKind.TIMEOUT, FailureOutcome.DEFAULT_ACTION, 2),
+        (1, FailureKind.TIMEOUT, FailureOutcome.DEFAULT_ACTIONS, 2),
+    ]
+    assert seats[1].asked == 3  # never asked again once given up
+    assert rec.outcome.given_up == (1,)
+    assert rec.defaults > 2
+    meta = rec.replay.meta
+    assert [f["outcome"] for f in meta["failures"]] == [
+        "default_action",
+        "default_action",
+        "default_actions",
+    ]
+    assert replays.verify(rec.replay).mismatches == []
+    # Each failure is announced to every seat, in state_seq order.
+    for seat in seats:
+        got = [e.failure for e in seat.events if e.type is EventType.FAILURE]
+        assert got == rec.failures
+        seqs = [e.seq for e in seat.events]
+        assert seqs == list(range(1, len(seqs) + 1))
+
+
+def test_a_seat_given_up_to_the_fallback_bot_keeps_playing() -> None:
+    seats = [Scripted(s, timeout_at(1) if s == 2 else None) for s in range(4)]
+    policy = FailurePolicy(max_strikes=1, give_up=GiveUp.FALLBACK_BOT)
+    rec = play(seats, seed=9, options=Options(hands=2), policy=policy)
+    assert failures(rec)[-1] == (2, FailureKind.TIMEOUT, FailureOutcome.FALLBACK_BOT, 1)
+    assert seats[2].asked == 1
+    assert rec.termination is Termination.NORMAL
+    assert rec.outcome.hands_played == 2
+    assert rec.defaults == 1  # the fallback bot answers; only the timeout was defaulted
+
+
+def test_forfeit_ends_the_match_and_the_other_team_wins() -> None:
+    seats = [Scripted(s, timeout_at(2) if s == 3 else None) for s in range(4)]
+    policy = FailurePolicy(max_strikes=1, give_up=GiveUp.FORFEIT)
+    rec = play(seats, seed=1, policy=policy)
+    assert rec.termination is Termination.FORFEIT
+    assert rec.outcome.winners == (0, 2)
+    assert failures(rec)[-1] == (3, FailureKind.TIMEOUT, FailureOutcome.FORFEIT, 1)
+    assert seats[0].events[-1].type is EventType.MATCH_END
+    verified = replays.verify(rec.replay)
+    assert not verified.match.over
+    assert rec.replay.meta["termination"] == "forfeit"
+
+
+def test_an_illegal_answer_gets_the_default_and_a_strike() -> None:
+    def illegal(n: int, d: Decision) -> Answer | None:
+        if d.obs.phase is Phase.PLAY and n > 3:
+            return Answer(Play(2, 1, 2, 1 << 2 | 1 << 3))  # not a single, maybe not held
+        return None
+
+    seats = [Scripted(s, illegal if s == 0 else None) for s in range(4)]
+    rec = play(seats, seed=6, options=Options(hands=1), policy=FailurePolicy(max_strikes=0))
+    kinds = {(f.seat, f.kind, f.outcome) for f in rec.failures}
+    assert kinds == {(0, FailureKind.ILLEGAL, FailureOutcome.DEFAULT_ACTION)}
+    assert "single" in rec.failures[0].detail or "hand" in rec.failures[0].detail
+    assert replays.verify(rec.replay).mismatches == []
+
+
+def test_a_bot_that_raises_is_a_crash_and_is_given_up_at_once() -> None:
+    class Buggy(RandomBot):
+        def act(self, obs: Observation) -> Play | Exchange:  # type: ignore[override]
+            if obs.phase is Phase.PLAY:
+                raise ZeroDivisionError("oops")
+            return super().act(obs)
+
+    seats = [Scripted(s) for s in range(4)]
+    seats[1].inner = InProcessSeat(Buggy(1))
+    rec = play(seats, seed=2, options=Options(hands=1))
+    assert failures(rec) == [(1, FailureKind.CRASH, FailureOutcome.DEFAULT_ACTIONS, 0)]
+    assert "ZeroDivisionError" in rec.failures[0].detail
+    assert rec.termination is Termination.NORMAL
+
+
+# --------------------------------------------------------------------------- the clock
+
+
+def test_slow_answers_draw_on_the_bank_and_a_timeout_empties_it() -> None:
+    def slow(n: int, d: Decision) -> Answer | None:
+        if d.obs.phase is Phase.PLAY and n in (5, 9):
+            return Answer(d.obs.legal[0], elapsed_ms=d.deadline_ms + 300.0)
+        if d.obs.phase is Phase.PLAY and n == 12:
+            return Answer(None, elapsed_ms=2000.0, failure=FailureKind.TIMEOUT)
+        return None
+
+    seats = [Scripted(s, slow if s == 0 else None) for s in range(4)]
+    rec = play(
+        seats,
+        seed=12,
+        options=Options(hands=2),
+        time=TimeControl(decision_ms=100, bank_ms_per_hand=1000),
+    )
+    banks = [(d.obs.hand_no, d.bank_ms) for d in seats[0].decisions]
+    first_hand = [b for h, b in banks if h == 0]
+    assert first_hand[0] == 1000
+    assert 700 in first_hand and 400 in first_hand
+    if len(first_hand) > 12:
+        assert first_hand[12] == 0
+    assert next(b for h, b in banks if h == 1) == 1000  # refilled for the next hand
+    assert [f.kind for f in rec.failures] == [FailureKind.TIMEOUT]
+
+
+# --------------------------------------------------------------------------- lost seats
+
+
+class Hanging(Scripted):
+    """Hangs on decisions once ``stall`` is set, like a seat whose bot has gone away."""
+
+    def __init__(self, seat: int) -> None:
+        super().__init__(seat)
+        self.stall = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def decide(self, decision: Decision) -> Answer:
+        await asyncio.sleep(0)  # let the test interleave, like a real transport
+        if self.stall.is_set() and not self.release.is_set():
+            try:
+                await asyncio.wait_for(self.release.wait(), 0.3)
+            except TimeoutError:
+                return Answer(None, failure=FailureKind.TIMEOUT, elapsed_ms=300.0)
+        return await super().decide(decision)
+
+
+def lost_seat_match(back_after: float | None, policy: FailurePolicy) -> MatchRecord:
+    async def main() -> MatchRecord:
+        seats: list[Scripted] = [Scripted(0), Hanging(1), Scripted(2), Scripted(3)]
+        referee = Referee(seats, MatchConfig(seed=4, options=Options(hands=1), policy=policy))
+        task = asyncio.ensure_future(referee.run())
+        hanging = seats[1]
+        assert isinstance(hanging, Hanging)
+        while hanging.asked < 3:
+            await asyncio.sleep(0)
+        hanging.stall.set()
+        referee.seat_lost(1, FailureKind.DISCONNECT, "the stream ended")
+        if back_after is not None:
+            await asyncio.sleep(back_after)
+            hanging.release.set()
+            referee.seat_back(1)
+        return await asyncio.wait_for(task, 30)
+
+    return asyncio.run(main())
+
+
+def test_a_seat_back_within_the_grace_period_is_restored() -> None:
+    rec = lost_seat_match(0.05, FailurePolicy(reconnect_grace_ms=2000))
+    assert failures(rec)[:2] == [
+        (1, FailureKind.DISCONNECT, FailureOutcome.AWAITING_RECONNECT, 0),
+        (1, FailureKind.DISCONNECT, FailureOutcome.RECONNECTED, 0),
+    ]
+    assert rec.outcome.given_up == ()
+
+
+def test_a_seat_gone_past_the_grace_period_is_given_up() -> None:
+    rec = lost_seat_match(None, FailurePolicy(max_strikes=0, reconnect_grace_ms=100))
+    got = failures(rec)
+    assert got[0] == (1, FailureKind.DISCONNECT, FailureOutcome.AWAITING_RECONNECT, 0)
+    assert (1, FailureKind.DISCONNECT, FailureOutcome.DEFAULT_ACTIONS, 0) in [
+        (s, k, o, 0) for s, k, o, _ in got
+    ]
+    assert rec.outcome.given_up == (1,)
+    assert rec.termination is Termination.NORMAL
+
+
+def test_a_crash_nobody_restarts_gives_the_seat_up_at_once() -> None:
+    async def main() -> MatchRecord:
+        seats: list[Scripted] = [Scripted(0), Scripted(1), Hanging(2), Scripted(3)]
+        policy = FailurePolicy(give_up=GiveUp.FORFEIT)
+        referee = Referee(seats, MatchConfig(seed=4, policy=policy))
+        task = asyncio.ensure_future(referee.run())
+        while seats[2].asked < 3:
+            await asyncio.sleep(0)
+        referee.seat_lost(2, FailureKind.CRASH, "exit code 3", resumable=False)
+        return await asyncio.wait_for(task, 30)
+
+    rec = asyncio.run(main())
+    assert failures(rec) == [(2, FailureKind.CRASH, FailureOutcome.FORFEIT, 0)]
+    assert rec.termination is Termination.FORFEIT
+    assert rec.outcome.winners == (1, 3)
+
+
+# --------------------------------------------------------------------------- privacy
+
+
+@pytest.mark.parametrize("seed", [7])
+def test_a_failed_bomb_window_is_told_to_its_seat_only(seed: int) -> None:
+    def no_bombs(n: int, d: Decision) -> Answer | None:
+        if d.obs.phase is Phase.BOMB_WINDOW:
+            return Answer(None, failure=FailureKind.TIMEOUT, elapsed_ms=1000.0)
+        return None
+
+    seats = [Scripted(s, no_bombs) for s in range(4)]
+    rec = play(seats, seed=seed, options=Options(hands=30), policy=FailurePolicy(max_strikes=0))
+    private = [f for f in rec.failures if f.private]
+    assert private, "no bomb window came up: pick another seed"
+    assert all(f.kind is FailureKind.TIMEOUT for f in rec.failures)
+    for s, seat in enumerate(seats):
+        mine = [f for f in private if f.seat == s]
+        told = [e.failure for e in seat.events if e.type is EventType.FAILURE]
+        assert told == mine
+        seqs = [e.seq for e in seat.events if e.type is not EventType.FAILURE]
+        assert seqs == list(range(1, len(seqs) + 1))  # no gaps: the windows stay hidden

@@ -1,0 +1,22 @@
+"""Fixtures for the server tests: bot manifests for the stub bot in ``bots/``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from arena.manifest import ROOT, Manifest
+
+STUB_BOT = Path(__file__).resolve().parent / "bots" / "stub_bot.py"
+
+
+@pytest.fixture(scope="session")
+def stub() -> Callable[..., Manifest]:
+    """A manifest for the stub bot with extra arguments (``--mode``, ``--after``, ...)."""
+
+    def make(*args: str, name: str = "stub") -> Manifest:
+        return Manifest(name=name, command=["{python}", str(STUB_BOT), *args], workdir=ROOT)
+
+    return make

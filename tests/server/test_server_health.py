@@ -1,0 +1,63 @@
+"""The health service, and a graceful shutdown that aborts a running match."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc  # type: ignore[import-untyped]
+from wire_client import Client, hello
+
+from arena import replay as replays
+from arena.referee import Termination, TimeControl
+from arena.server import ArenaServer, TableSpec
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def test_health_and_graceful_shutdown(tmp_path: Path) -> None:
+    async def main() -> None:
+        server = ArenaServer(runs_dir=tmp_path)
+        await server.start()
+        async with grpc.aio.insecure_channel(server.address) as channel:
+            stub = health_pb2_grpc.HealthStub(channel)
+            for name in ("", "tichu.arena.v1.Referee"):
+                reply = await stub.Check(health_pb2.HealthCheckRequest(service=name))
+                assert reply.status == health_pb2.HealthCheckResponse.SERVING
+            table = server.create_table(TableSpec(time=TimeControl(decision_ms=60_000)))
+            clients = [Client(server.address) for _ in range(4)]
+            for s, c in enumerate(clients):
+                await c.send(hello(table.tokens[s]))
+            await clients[0].next("decision")  # the match runs; nobody answers
+            stopping = asyncio.ensure_future(server.stop(grace_s=0.5))
+            await asyncio.sleep(0.1)
+            reply = await stub.Check(health_pb2.HealthCheckRequest(service=""))
+            assert reply.status == health_pb2.HealthCheckResponse.NOT_SERVING
+            code, details = await status_of_a_new_call(server.address)
+            assert (code, details) == (grpc.StatusCode.UNAVAILABLE, "the referee is shutting down")
+            await stopping
+            records = await table.wait()
+        assert records[0].termination is Termination.ABORTED
+        replay = replays.load(tmp_path / table.id / "match-1.json")
+        assert replay.meta["termination"] == "aborted"
+        for c in clients:
+            assert await c.status() == grpc.StatusCode.UNAVAILABLE
+            await c.close()
+        code, _ = await status_of_a_new_call(server.address)
+        assert code == grpc.StatusCode.UNAVAILABLE
+
+    asyncio.run(asyncio.wait_for(main(), 45))
+
+
+async def status_of_a_new_call(address: str) -> tuple[grpc.StatusCode, str]:
+    c = Client(address)
+    try:
+        await c.send(hello("x"))
+        await c.recv()
+    except grpc.aio.AioRpcError as e:
+        return e.code(), e.details() or ""
+    finally:
+        await c.close()
+    return grpc.StatusCode.OK, ""
