@@ -5,7 +5,8 @@
 Each row plays ``--boards`` duplicate boards in-process (``example_bots.common.duel``): a deal
 is played twice with the teams' hands swapped, and a board's margin is the first bot's team
 score minus the other's, in points per hand. Rows run in parallel processes. Also prints each
-bot's decisions per second and slowest decision, and the bets each side called and won.
+bot's decisions per second, mean, 99th percentile and slowest decision time (the slowest is
+usually a garbage-collection pause, not the bot), and the bets the first bot called and won.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from example_bots.common.duel import DuelResult, duel
+from example_bots.common.duel import DuelResult, Timing, duel
 from example_bots.greedy.bot import GreedyBot
 from example_bots.heuristic.bot import HeuristicBot
 from example_bots.random.bot import RandomBot
@@ -57,21 +58,23 @@ def main() -> None:
         results = pool.map(_run, jobs)
     print("| pairing | points per hand (A − B) ± 95% CI | boards | A's bets won/called |")
     print("|---|---|---|---|")
-    timing: dict[str, tuple[int, float, float]] = {}
+    timing: dict[str, Timing] = {}
     for a, b, r, _ in results:
         bets = r.bets.get(a)
-        called = (
-            f"T {bets.tichu_won}/{bets.tichu}, GT {bets.grand_won}/{bets.grand}" if bets else ""
-        )
+        called = ""
+        if bets:
+            called = f"T {bets.tichu_won}/{bets.tichu}, GT {bets.grand_won}/{bets.grand}"
         print(f"| {a} vs {b} | {r.mean:+.1f} ± {r.half_width:.1f} | {r.boards} | {called} |")
         for name, t in r.timing.items():
-            n, s, slow = timing.get(name, (0, 0.0, 0.0))
-            timing[name] = (n + t.decisions, s + t.seconds, max(slow, t.slowest))
+            timing.setdefault(name, Timing()).times.extend(t.times)
     print()
-    print("| bot | decisions | decisions/s | mean ms | slowest ms |")
-    print("|---|---|---|---|---|")
-    for name, (n, s, slow) in sorted(timing.items()):
-        print(f"| {name} | {n} | {n / s:,.0f} | {1e3 * s / n:.3f} | {1e3 * slow:.1f} |")
+    print("| bot | decisions | decisions/s | mean ms | p99 ms | slowest ms |")
+    print("|---|---|---|---|---|---|")
+    for name, t in sorted(timing.items()):
+        print(
+            f"| {name} | {t.decisions} | {t.per_second:,.0f} | {1e3 * t.seconds / t.decisions:.3f}"
+            f" | {1e3 * t.quantile(0.99):.2f} | {1e3 * t.slowest:.1f} |"
+        )
 
 
 if __name__ == "__main__":

@@ -404,9 +404,13 @@ def may_hold_bomb(hand: Mask) -> bool:
     return False
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 10)
 def combinations(hand: Mask) -> tuple[Play, ...]:
-    """Cached ``generate``: every play that can be led from ``hand``."""
+    """Cached ``generate``: every play that can be led from ``hand``.
+
+    The cache is small on purpose: ``Play`` tuples are tracked by the garbage collector, and
+    a large cache of them makes full collections slow in long-running processes.
+    """
     return tuple(generate(hand))
 
 

@@ -1,0 +1,1 @@
+"""The greedy reference bot: lowest play that beats the table, simple calls."""

@@ -1,0 +1,1 @@
+"""The heuristic reference bot: hand partitions, card counting, reasoned bets."""

@@ -1,0 +1,1 @@
+"""The random reference bot: a uniformly random legal answer to every decision."""

@@ -1,0 +1,447 @@
+"""Simulation helpers for search bots: rebuild a full ``Match`` from one seat's view.
+
+``determinize(obs, rng)`` deals the cards the seat has not seen (``obs.unseen``) at random to
+the other seats and returns a ``Match`` in exactly the observed position, ready for
+``legal_actions``/``apply`` and cheap ``copy``. ``Determinizer(obs)`` does the public part of
+that work once, so a search can draw many deals per decision with ``sample(rng)``.
+
+The deal respects the card counts and what the seat knows:
+
+* a card the seat passed to another seat is in that seat's hand unless played since;
+* the Mah Jong, while unplayed, is with the seat that led the first trick (or must lead it);
+* a seat that led, or answered a single it could beat, without the wished rank while the wish
+  was active holds no natural card of that rank (it would have been forced to play it).
+
+``observe(m, obs.seat) == obs`` and ``m.legal_actions() == obs.legal`` hold for the result of
+any view taken from a real match. (A position set up without its history, such as
+``arena.rules.position``, has unseen cards that no hand can hold: they go to the won piles, and
+its view may differ in ``won_points``.) What no seat can see is made up: the other seats'
+hidden Grand Tichu answers (``False``), the cards passed between two other seats, the original
+deal behind them, and the match history (``actions``, ``log``, ``hand_results`` are empty and
+``vp`` is ``[0, 0]``). The events are the observed ones, so the rebuilt match continues the
+current hand exactly; the hands after it are dealt from a made-up seed.
+
+The rules core's basics are re-exported here so a bot needs one import to simulate:
+``Match`` (``legal_actions``, ``apply``, ``copy``), ``Options``, ``observe``, ``Play``,
+``PASS``, ``CALL_TICHU``, ``combinations(hand)`` (every play a hand can lead) and
+``beats(play, top)``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from arena.rules import (
+    CALL_TICHU,
+    PASS,
+    Deal,
+    Event,
+    EventKind,
+    Exchange,
+    Match,
+    Observation,
+    Options,
+    Phase,
+    Play,
+    combinations,
+    observe,
+)
+from arena.rules.cards import CARD_POINTS, DOG_BIT, MAHJONG, RANK_MASKS, Mask, cards_of, points_of
+from arena.rules.combos import DOG_K, FOUR_BOMB, SINGLE, beats, may_hold_bomb
+
+__all__ = [
+    "CALL_TICHU",
+    "PASS",
+    "Determinizer",
+    "Match",
+    "Observation",
+    "Options",
+    "Play",
+    "PublicHistory",
+    "beats",
+    "combinations",
+    "determinize",
+    "observe",
+]
+
+_AFTER_PLAY = 0  # Match.resume: a window after a play
+_BEFORE_COLLECT = 1  # Match.resume: a window after the pass that would end the trick
+_RETRIES = 20  # attempts at a deal that honours every inferred void before dropping voids
+
+
+class PublicHistory:
+    """What the public events of the current hand imply, replayed once.
+
+    Attributes:
+        played_by: The cards each seat has played.
+        won: The cards in each seat's won pile.
+        passes: Passes since the last play of the running trick.
+        last_passer: The seat that passed last in the running trick (-1 if none).
+        first_leader: The seat that made the hand's first play (-1 before it).
+        voids: Per seat, natural cards it cannot hold (inferred from the wish).
+    """
+
+    __slots__ = ("first_leader", "last_passer", "passes", "played_by", "voids", "won")
+
+    def __init__(self, events: Sequence[Event]) -> None:
+        self.played_by = [0, 0, 0, 0]
+        self.won = [0, 0, 0, 0]
+        self.voids = [0, 0, 0, 0]
+        self.passes = 0
+        self.last_passer = -1
+        self.first_leader = -1
+        top: Play | None = None
+        trick_cards = 0
+        wish = 0
+        out: list[int] = []
+        for i, e in enumerate(events):
+            k = e.kind
+            s = e.seat
+            if k == EventKind.PLAY:
+                play = e.play
+                assert play is not None
+                self.played_by[s] |= play.cards
+                if self.first_leader < 0:
+                    self.first_leader = s
+                wished = RANK_MASKS[wish] if wish else 0
+                if (
+                    wished
+                    and not e.value
+                    and not play.cards & wished
+                    and (top is None or (top.kind == SINGLE and top.rank < wish))
+                ):
+                    # In turn, a seat holding the wished rank must play it when it can; a
+                    # single of that rank can always be led and beats a lower single.
+                    self.voids[s] |= wished
+                if play.kind == DOG_K:
+                    gone = set(out)
+                    nxt = events[i + 1] if i + 1 < len(events) else None
+                    if nxt is not None and nxt.kind == EventKind.OUT and nxt.seat == s:
+                        gone.add(s)
+                    leader = (s + 2) & 3
+                    while leader in gone:
+                        leader = (leader + 1) & 3
+                    self.won[leader] |= DOG_BIT
+                    top = None
+                    trick_cards = 0
+                else:
+                    top = play
+                    trick_cards |= play.cards
+                self.passes = 0
+                self.last_passer = -1
+            elif k == EventKind.PASS:
+                if wish and top is not None and top.kind == SINGLE and top.rank < wish:
+                    self.voids[s] |= RANK_MASKS[wish]
+                self.passes += 1
+                self.last_passer = s
+            elif k == EventKind.WISH:
+                wish = e.value
+            elif k == EventKind.WISH_FULFILLED:
+                wish = 0
+            elif k == EventKind.TRICK_WON:
+                self.won[s] |= trick_cards
+                trick_cards = 0
+                top = None
+                self.passes = 0
+                self.last_passer = -1
+            elif k == EventKind.OUT:
+                out.append(s)
+
+
+class Determinizer:
+    """Rebuilds matches in the position ``obs`` describes; ``sample`` deals the hidden cards.
+
+    Raises ``ValueError`` when the match is over (there is no position to rebuild).
+    """
+
+    def __init__(self, obs: Observation) -> None:
+        if obs.phase is Phase.MATCH_OVER:
+            raise ValueError("the match is over: nothing to determinize")
+        self.obs = obs
+        self.history = PublicHistory(obs.events)
+        self._template = self._public_match()
+        self._counts = self._hidden_counts()
+        self._forced = self._forced_cards()
+        self._pool = obs.unseen & ~_or(self._forced)
+        # Unseen cards beyond the hidden hands: only in views without the full history (a
+        # position set up directly); they are taken to lie in the won piles.
+        self._spare = self._pool.bit_count() - sum(self._counts) + _or(self._forced).bit_count()
+
+    # ----------------------------------------------------------------- public part
+
+    def _public_match(self) -> Match:
+        obs = self.obs
+        h = self.history
+        m = Match(obs.options)
+        m.hand_no = obs.hand_no
+        m.scores = [obs.scores[0], obs.scores[1]]
+        m.vp = [0, 0]
+        m.hand_results = []
+        m.actions = []
+        m.log = []
+        m.phase = obs.phase
+        m.seat = obs.to_act
+        if obs.phase is Phase.GRAND_TICHU:
+            m.grand = [t == obs.seat and obs.grand[t] for t in range(4)]
+        else:
+            m.grand = list(obs.grand)
+        m.tichu = list(obs.tichu)
+        m.trick = list(obs.trick)
+        trick_cards = 0
+        for _, p in obs.trick:
+            trick_cards |= p.cards
+        m.trick_cards = trick_cards
+        m.owner = obs.trick[-1][0] if obs.trick else -1
+        m.passes = h.passes if obs.trick else 0
+        m.lead = not obs.trick
+        m.wish = obs.wish
+        m.won = h.won.copy()
+        m.out = list(obs.out)
+        m.events = list(obs.events)
+        m.window = []
+        m.resume = _AFTER_PLAY
+        ph = obs.phase
+        if ph is Phase.GRAND_TICHU or ph is Phase.EXCHANGE:
+            m.turn = -1
+        elif ph is Phase.BOMB_WINDOW:
+            if m.passes:
+                m.resume = _BEFORE_COLLECT
+                m.turn = h.last_passer
+            else:
+                m.turn = _next_active(m.owner, obs.card_counts)
+        elif ph is Phase.DRAGON_GIFT:
+            m.turn = h.last_passer if m.passes else m.owner
+        else:  # PLAY, WISH
+            m.turn = obs.to_act
+        return m
+
+    def _hidden_counts(self) -> list[int]:
+        """How many hidden cards each seat holds (this seat: the 6 still to come at 8)."""
+        obs = self.obs
+        if obs.phase is Phase.GRAND_TICHU:
+            return [6 if t == obs.seat else 14 for t in range(4)]
+        return [0 if t == obs.seat else obs.card_counts[t] for t in range(4)]
+
+    def _forced_cards(self) -> list[Mask]:
+        """Hidden cards whose seat is known: passed cards not played since, the Mah Jong."""
+        obs = self.obs
+        forced = [0, 0, 0, 0]
+        if obs.phase is Phase.GRAND_TICHU or obs.phase is Phase.EXCHANGE:
+            return forced
+        played = obs.played
+        if obs.given is not None:
+            for k, c in enumerate(obs.given, 1):
+                if not played >> c & 1:
+                    forced[(obs.seat + k) & 3] |= 1 << c
+        mj = 1 << MAHJONG
+        if not (played | obs.hand | _or(forced)) & mj:
+            leader = self.history.first_leader
+            if leader < 0:
+                leader = obs.to_act  # nobody has played yet: the seat to act leads
+            forced[leader] |= mj
+        return forced
+
+    # ----------------------------------------------------------------- sampling
+
+    def sample(self, rng: random.Random) -> Match:
+        """Returns a match in the observed position with the hidden cards dealt at random."""
+        return self.build(self._deal(rng), rng)
+
+    def _deal(self, rng: random.Random) -> list[Mask]:
+        """The hidden cards of each seat: forced ones plus a random share of the pool."""
+        voids = self.history.voids
+        for attempt in range(_RETRIES + 1):
+            use_voids = attempt < _RETRIES
+            deal = self._try_deal(rng, voids if use_voids else [0, 0, 0, 0])
+            if deal is not None:
+                return deal
+        raise AssertionError("no deal fits the card counts")  # pragma: no cover
+
+    def _try_deal(self, rng: random.Random, voids: list[Mask]) -> list[Mask] | None:
+        need = [self._counts[t] - self._forced[t].bit_count() for t in range(4)]
+        spare = self._spare
+        hidden = self._forced.copy()
+        pool = list(cards_of(self._pool))
+        restricted = [c for c in pool if any(v >> c & 1 for v in voids)]
+        free = [c for c in pool if not any(v >> c & 1 for v in voids)]
+        # Cards some seat cannot hold go first, to the seats that may, weighted by room.
+        rng.shuffle(restricted)
+        for c in restricted:
+            seats = [t for t in range(4) if need[t] and not voids[t] >> c & 1]
+            if not seats:
+                if spare:
+                    spare -= 1
+                    continue
+                return None
+            total = sum(need[t] for t in seats)
+            x = rng.randrange(total)
+            for t in seats:
+                x -= need[t]
+                if x < 0:
+                    break
+            hidden[t] |= 1 << c
+            need[t] -= 1
+        rng.shuffle(free)
+        i = 0
+        for t in range(4):
+            for c in free[i : i + need[t]]:
+                hidden[t] |= 1 << c
+            i += need[t]
+        if len(free) - i != spare:
+            return None
+        return hidden
+
+    def build(self, hidden: Sequence[Mask], rng: random.Random | None = None) -> Match:
+        """Returns the observed position with ``hidden[t]`` as the cards this seat cannot see.
+
+        For the seat itself ``hidden`` is empty, except at the Grand Tichu decision, where it
+        holds the six cards still to be dealt to it. ``rng`` draws the exchanges that the seat
+        did not see (default: a fixed stream).
+        """
+        obs = self.obs
+        rng = rng or random.Random(0)
+        m = self._template.copy()
+        me = obs.seat
+        ph = obs.phase
+        if ph is Phase.GRAND_TICHU:
+            firsts: list[list[int]] = []
+            rests: list[list[int]] = []
+            for t in range(4):
+                cards = list(cards_of(hidden[t]))
+                rng.shuffle(cards)
+                if t == me:
+                    firsts.append(list(cards_of(obs.hand)))
+                    rests.append(cards)
+                else:
+                    firsts.append(cards[:8])
+                    rests.append(cards[8:])
+            m.hands = [_mask(f) for f in firsts]
+            m.dealt = _deal_tuple([(*firsts[t], *rests[t]) for t in range(4)])
+            m.exchanges = [None, None, None, None]
+        elif ph is Phase.EXCHANGE:
+            hands = [obs.hand if t == me else hidden[t] for t in range(4)]
+            m.hands = hands
+            m.dealt = _deal_tuple([tuple(cards_of(h)) for h in hands])
+            exchanges: list[Exchange | None] = [None, None, None, None]
+            for t in range(obs.to_act):
+                if t == me:
+                    exchanges[t] = obs.given
+                else:
+                    a, b, c = rng.sample(list(cards_of(hands[t])), 3)
+                    exchanges[t] = Exchange(a, b, c)
+            m.exchanges = exchanges
+        else:
+            hands = [obs.hand if t == me else hidden[t] for t in range(4)]
+            m.hands = hands
+            m.exchanges, m.dealt = self._past_exchange(hands, rng)
+        if self._spare > 0:
+            m.won = self._piles(self._pool & ~_or(hidden))
+        m._combos = [None, None, None, None]
+        m._legal = None
+        if ph is Phase.BOMB_WINDOW:
+            m.window = self._window(m)
+        return m
+
+    def _piles(self, extra: Mask) -> list[Mask]:
+        """The won piles with ``extra`` added, each card where its points are missing."""
+        won = self.history.won.copy()
+        short = [self.obs.won_points[t] - points_of(won[t]) for t in range(4)]
+        for c in sorted(cards_of(extra), key=lambda c: -abs(CARD_POINTS[c])):
+            t = max(range(4), key=lambda t: (short[t] * (1 if CARD_POINTS[c] >= 0 else -1), -t))
+            won[t] |= 1 << c
+            short[t] -= CARD_POINTS[c]
+        return won
+
+    def _past_exchange(
+        self, hands: list[Mask], rng: random.Random
+    ) -> tuple[list[Exchange | None], Deal]:
+        """Exchanges and a deal that lead to these hands: the unseen passes drawn at random."""
+        obs = self.obs
+        me = obs.seat
+        played_by = self.history.played_by
+        holdings = [hands[t] | played_by[t] for t in range(4)]
+        if obs.given is None or len(obs.received) != 3:  # a view with no exchange
+            return [None, None, None, None], _deal_tuple([tuple(cards_of(h)) for h in holdings])
+        # passed[t][k - 1]: the card seat t passed to seat t + k.
+        passed: list[list[int]] = [[-1, -1, -1] for _ in range(4)]
+        passed[me] = list(obs.given)
+        for k in (1, 2, 3):
+            passed[(me - k) & 3][k - 1] = obs.received[k - 1]
+        for u in range(4):
+            if u == me:
+                continue
+            incoming = [(u - k) & 3 for k in (1, 2, 3)]  # seat u - k passed with index k - 1
+            known = 0
+            for k, t in enumerate(incoming, 1):
+                if passed[t][k - 1] >= 0:
+                    known |= 1 << passed[t][k - 1]
+            choices = list(cards_of(holdings[u] & ~known))
+            rng.shuffle(choices)
+            for k, t in enumerate(incoming, 1):
+                if passed[t][k - 1] < 0:
+                    passed[t][k - 1] = choices.pop()
+        exchanges: list[Exchange | None] = [Exchange(p[0], p[1], p[2]) for p in passed]
+        dealt = []
+        for t in range(4):
+            inc = 0
+            for k in (1, 2, 3):
+                inc |= 1 << passed[(t - k) & 3][k - 1]
+            dealt.append(tuple(cards_of((holdings[t] & ~inc) | _mask(passed[t]))))
+        return exchanges, _deal_tuple(dealt)
+
+    def _window(self, m: Match) -> list[int]:
+        """The seat to act, then the seats after it in the window's order that may bomb."""
+        h = self.history
+        top = m.trick[-1][1]
+        base = h.last_passer if m.resume == _BEFORE_COLLECT else m.owner
+        order = [(base + 1) & 3, (base + 2) & 3, (base + 3) & 3, base]
+        if m.resume == _AFTER_PLAY and m.turn in order:
+            order.remove(m.turn)
+        me = m.seat
+        window = [me]
+        for t in order[order.index(me) + 1 :]:
+            if m.hands[t] and may_hold_bomb(m.hands[t]) and _bombs_beat(m.combos(t), top):
+                window.append(t)
+        return window
+
+
+def determinize(obs: Observation, rng: random.Random) -> Match:
+    """Returns a ``Match`` in the position ``obs`` shows, the unseen cards dealt at random."""
+    return Determinizer(obs).sample(rng)
+
+
+def _bombs_beat(combos: Sequence[Play], top: Play) -> bool:
+    """Whether a bomb in ``combos`` (sorted: bombs last) beats ``top``."""
+    for p in reversed(combos):
+        if p.kind < FOUR_BOMB:
+            return False
+        if beats(p, top):
+            return True
+    return False
+
+
+def _next_active(s: int, counts: Sequence[int]) -> int:
+    for k in (1, 2, 3):
+        t = (s + k) & 3
+        if counts[t]:
+            return t
+    return -1
+
+
+def _or(masks: Sequence[Mask]) -> Mask:
+    acc = 0
+    for x in masks:
+        acc |= x
+    return acc
+
+
+def _mask(cards: Sequence[int]) -> Mask:
+    m = 0
+    for c in cards:
+        m |= 1 << c
+    return m
+
+
+def _deal_tuple(hands: Sequence[tuple[int, ...]]) -> Deal:
+    return (tuple(hands[0]), tuple(hands[1]), tuple(hands[2]), tuple(hands[3]))
