@@ -9,6 +9,8 @@ from typing import Annotated
 import typer
 
 from arena.cli import bench, event, replay
+from arena.cli.gate import GateCommand, gate
+from arena.cli.kit import check_bot_command, new_bot_command
 from arena.cli.leaderboard import leaderboard
 from arena.cli.play import play
 from arena.cli.ratings import ratings
@@ -26,6 +28,9 @@ app.command("ratings")(ratings)
 app.command("leaderboard")(leaderboard)
 app.command("play")(play)
 app.command("serve")(serve)
+app.command("gate", cls=GateCommand)(gate)
+app.command("new-bot")(new_bot_command)
+app.command("check-bot")(check_bot_command)
 
 
 DEMO_EVENT = Path(__file__).resolve().parents[2] / "example_bots" / "events" / "demo.toml"

@@ -12,12 +12,13 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import STUB_BOT
 from typer.testing import CliRunner
 
 from arena import replay as replays
 from arena.cli.main import app
 from arena.manifest import ROOT
+
+STUB_BOT = Path(__file__).resolve().parent / "bots" / "stub_bot.py"
 
 pytestmark = pytest.mark.timeout(120)
 

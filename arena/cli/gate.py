@@ -1,0 +1,222 @@
+"""``arena gate``: a CI gate for bot authors, an SPRT on duplicate boards against a baseline.
+
+Exit codes: 0 = H1 accepted (pass), 1 = H0 accepted, 2 = inconclusive at the cap, 3 = error
+(including a bad command line, which click would otherwise report with 2).
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from typer.core import TyperCommand
+
+from arena.gate import (
+    DEFAULT_MAX_BOARDS,
+    PRESETS,
+    GateConfig,
+    GateLook,
+    GateReport,
+    junit_xml,
+    look_line,
+    run_gate,
+)
+from arena.ratings.sprt import DEFAULT_MIN_PAIRS
+
+ERROR_EXIT = 3
+LOG_EVERY_S = 10.0
+"""Seconds between live lines when stderr is not a terminal (CI logs)."""
+
+
+class Preset(enum.StrEnum):
+    """Named Elo bounds (``arena.gate.PRESETS``)."""
+
+    GAIN = "gain"
+    NONREG = "nonreg"
+
+
+class GateCommand(TyperCommand):
+    """The ``gate`` command, with command-line mistakes exiting 3 rather than click's 2."""
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: Any = None,  # click's Context, which typer vendors privately
+        **extra: Any,
+    ) -> Any:
+        """Parses the arguments; a usage error keeps its message but exits with 3."""
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except typer.TyperException as e:  # click's UsageError and BadParameter (exit 2)
+            e.exit_code = ERROR_EXIT
+            raise
+
+
+class _LiveLine:
+    """Prints looks to stderr: rewritten in place on a terminal, every few seconds otherwise."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+        self.tty = sys.stderr.isatty()
+        self.last_print = 0.0
+        self.pending: str | None = None
+        self.width = 0
+
+    def __call__(self, look: GateLook) -> None:
+        if self.quiet:
+            return
+        line = look_line(look)
+        if self.tty:
+            sys.stderr.write("\r" + line.ljust(self.width))
+            sys.stderr.flush()
+            self.width = len(line)
+            return
+        now = time.monotonic()
+        if now - self.last_print >= LOG_EVERY_S:
+            print(line, file=sys.stderr, flush=True)
+            self.last_print = now
+            self.pending = None
+        else:
+            self.pending = line
+
+    def close(self) -> None:
+        """Ends the live line (and prints the last look if it was held back)."""
+        if self.quiet:
+            return
+        if self.tty and self.width:
+            sys.stderr.write("\n")
+        elif self.pending is not None:
+            print(self.pending, file=sys.stderr)
+        sys.stderr.flush()
+
+
+def gate(
+    candidate: Annotated[
+        str,
+        typer.Option(help="The bot under test: a manifest (file or folder) or a built-in name."),
+    ],
+    baseline: Annotated[
+        str, typer.Option(help="The reference bot: a manifest or a built-in name (heuristic).")
+    ],
+    preset: Annotated[
+        Preset,
+        typer.Option(
+            help=f"Elo bounds: gain = {list(PRESETS['gain'])} (is it better?), nonreg = "
+            f"{list(PRESETS['nonreg'])} (is it not worse?); --elo0/--elo1 override them."
+        ),
+    ] = Preset.GAIN,
+    elo0: Annotated[
+        float | None, typer.Option(help="H0: candidate's lead in logistic hand-Elo.")
+    ] = None,
+    elo1: Annotated[float | None, typer.Option(help="H1: the lead to detect (> elo0).")] = None,
+    alpha: Annotated[float, typer.Option(help="False pass rate at elo0.")] = 0.05,
+    beta: Annotated[float, typer.Option(help="False fail rate at elo1.")] = 0.05,
+    max_boards: Annotated[
+        int, typer.Option(min=1, help="Cap in board pairs; reaching it is inconclusive (2).")
+    ] = DEFAULT_MAX_BOARDS,
+    min_pairs: Annotated[
+        int, typer.Option(min=1, help="Board pairs before the test may stop.")
+    ] = DEFAULT_MIN_PAIRS,
+    mixed: Annotated[
+        bool,
+        typer.Option(
+            "--mixed", help="Candidate partnered with the baseline (C+B vs B+B): ~4x slower."
+        ),
+    ] = False,
+    jobs: Annotated[
+        int, typer.Option(min=1, help="Tables at once (default: CPU count).")
+    ] = os.cpu_count() or 1,
+    decision_ms: Annotated[
+        int, typer.Option(min=1, help="Thinking time per decision (referee-enforced).")
+    ] = 1000,
+    seed: Annotated[int, typer.Option(min=0, help="Event seed: same seed, same boards.")] = 0,
+    db: Annotated[
+        Path | None,
+        typer.Option(help="Keep the results in this SQLite file (resumable); default: temp."),
+    ] = None,
+    json_out: Annotated[
+        Path | None, typer.Option("--json", help="Write the JSON report here.")
+    ] = None,
+    junit: Annotated[
+        Path | None, typer.Option(help="Write a JUnit XML report (one test case) here.")
+    ] = None,
+    quiet: Annotated[bool, typer.Option(help="No live line.")] = False,
+) -> None:
+    """SPRT the candidate against the baseline on duplicate boards (C+C vs B+B).
+
+    Exit 0 = H1 accepted (pass), 1 = H0 accepted, 2 = inconclusive at the cap, 3 = error.
+    """
+    live = _LiveLine(quiet)
+    report: GateReport | None = None
+    try:
+        low, high = PRESETS[preset.value]
+        config = GateConfig(
+            candidate=candidate,
+            baseline=baseline,
+            elo0=low if elo0 is None else elo0,
+            elo1=high if elo1 is None else elo1,
+            alpha=alpha,
+            beta=beta,
+            max_boards=max_boards,
+            min_pairs=min_pairs,
+            mixed=mixed,
+            jobs=jobs,
+            decision_ms=decision_ms,
+            seed=seed,
+            db=db,
+        )
+        try:
+            report = run_gate(config, on_look=live)
+        finally:
+            live.close()
+        print(report.summary())
+        if report.failures:
+            print(f"bot failures seen: {report.failures}", file=sys.stderr)
+        if json_out is not None:
+            _write(json_out, json.dumps(report.to_json(), indent=2) + "\n")
+        if junit is not None:
+            _write(junit, junit_xml(report))
+    except Exception as e:  # any failure is exit 3, with the message on stderr
+        message = str(e) or type(e).__name__
+        print(f"error: {message}", file=sys.stderr)
+        _error_reports(json_out, junit, message, candidate, baseline, report)
+        raise typer.Exit(ERROR_EXIT) from None
+    raise typer.Exit(report.exit_code)
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def _error_reports(
+    json_out: Path | None,
+    junit: Path | None,
+    message: str,
+    candidate: str,
+    baseline: str,
+    report: GateReport | None,
+) -> None:
+    """Writes failing reports for an error, so CI shows it; errors writing them are ignored."""
+    try:
+        if json_out is not None and report is None:
+            data = {
+                "candidate": candidate,
+                "baseline": baseline,
+                "verdict": "error",
+                "passed": False,
+                "exit_code": ERROR_EXIT,
+                "error": message,
+            }
+            _write(json_out, json.dumps(data, indent=2) + "\n")
+        if junit is not None:
+            _write(junit, junit_xml(None, error=message, name=f"{candidate} vs {baseline}"))
+    except OSError:
+        pass
