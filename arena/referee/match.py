@@ -89,6 +89,10 @@ class MatchConfig:
 
     ``max_hands`` caps a match to a target (0 = no cap); a capped match is adjudicated as it
     stands. ``names`` are the seats' display names, by seat.
+
+    ``start``, when given, is a position to play from instead of dealing the first hand (a
+    copy is played; build it with ``arena.rules.position`` and the same ``options``). Its
+    replay cannot be replayed from its deal. Used by ``arena check-bot``.
     """
 
     options: Options = field(default_factory=Options)
@@ -101,6 +105,7 @@ class MatchConfig:
     names: tuple[str, ...] = ("seat 0", "seat 1", "seat 2", "seat 3")
     max_hands: int = 0
     match_no: int = 1
+    start: Match | None = None
 
 
 class _Stop(Exception):
@@ -122,7 +127,8 @@ class Referee:
         self.config = cfg = config or MatchConfig()
         self.seats: list[Seat] = list(seats)
         self.players: list[Seat | None] = list(seats)  # who answers; None = default actions
-        self.match = Match(cfg.options, cfg.seed, cfg.deals)
+        start = cfg.start
+        self.match = start.copy() if start is not None else Match(cfg.options, cfg.seed, cfg.deals)
         self.adjudicator = Adjudicator(cfg.policy)
         self.failures: list[Failure] = []
         self.watch = watch

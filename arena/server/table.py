@@ -34,7 +34,7 @@ from arena.referee import (
     Termination,
     TimeControl,
 )
-from arena.rules import Options
+from arena.rules import Match, Options
 from arena.rules.state import Deal
 from arena.server.seat import EventCodec, GrpcSeat, Refused
 
@@ -47,11 +47,16 @@ FINISHED_TOKENS = 40_000
 
 @dataclass(frozen=True)
 class MatchPlan:
-    """One match of a table that plays set matches: its seed, its deals, its replay file."""
+    """One match of a table that plays set matches: its seed, its deals, its replay file.
+
+    ``start``, when given, is the position the match starts from instead of a deal (see
+    ``MatchConfig.start``).
+    """
 
     seed: int
     deals: tuple[Deal, ...] = ()
     replay: Path | None = None
+    start: Match | None = None
 
 
 @dataclass(frozen=True)
@@ -190,6 +195,7 @@ class Table:
             names=names,
             max_hands=spec.max_hands,
             match_no=k,
+            start=plan.start,
         )
         absent = [(s.seat, *self._why_absent(s.seat)) for s in self.seats if s.stream is None]
         watch = self._watch if self.watchers else None
