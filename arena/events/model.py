@@ -207,6 +207,9 @@ class RulesSpec(BaseModel):
 
 ScheduleName = Literal["round_robin", "gauntlet", "fixed", "turnier"]
 FormatName = Literal["board", "game"]
+#: When bot processes are restarted: ``session`` keeps one set of processes for the boards a
+#: table plays in one rotation of a round; ``play`` starts fresh processes for every play.
+RestartName = Literal["session", "play"]
 
 
 class EventSpec(BaseModel):
@@ -227,6 +230,7 @@ class EventSpec(BaseModel):
     seed: StrictInt = Field(default=0, ge=0, lt=_MAX_SEED)
     deal_book: StrictStr | None = None
     jobs: StrictInt = Field(default=1, ge=1, le=1024)
+    restart: RestartName = "session"
     time_control: TimeControl = TimeControl()
     rules: RulesSpec = RulesSpec()
 

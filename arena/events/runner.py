@@ -46,15 +46,19 @@ class Session:
     plays: tuple[StoredPlay, ...]
 
 
-def sessions_of(pending: Sequence[StoredPlay]) -> list[Session]:
-    """Groups pending plays by (round, table, rotation), in running order."""
-    groups: dict[tuple[int, int, int], list[StoredPlay]] = {}
+def sessions_of(pending: Sequence[StoredPlay], restart: str = "session") -> list[Session]:
+    """Groups pending plays by (round, table, rotation), in running order.
+
+    With ``restart = "play"`` every play is a session of its own (fresh bot processes).
+    """
+    groups: dict[tuple[int, ...], list[StoredPlay]] = {}
     for sp in pending:
         p = sp.play
-        groups.setdefault((p.round, p.table, p.rotation), []).append(sp)
+        key = (p.round, p.table, p.rotation) + ((p.ordinal,) if restart == "play" else ())
+        groups.setdefault(key, []).append(sp)
     out = []
-    for (rnd, table, rotation), plays in groups.items():
-        out.append(Session(rnd, table, rotation, plays[0].play.seats, tuple(plays)))
+    for key, plays in groups.items():
+        out.append(Session(key[0], key[1], key[2], plays[0].play.seats, tuple(plays)))
     return out
 
 
@@ -139,7 +143,10 @@ class EventRunner:
         gate = asyncio.Semaphore(self.jobs)
         try:
             await asyncio.gather(
-                *(self._session(server, s, gate, progress) for s in sessions_of(pending))
+                *(
+                    self._session(server, s, gate, progress)
+                    for s in sessions_of(pending, self.spec.restart)
+                )
             )
         finally:
             with contextlib.suppress(NotImplementedError):
@@ -180,7 +187,8 @@ class EventRunner:
                 policy=FailurePolicy(),
                 names=session.seats,
                 plans=plans,
-                table_id=f"r{session.round}-t{session.table}-rot{session.rotation}",
+                table_id=f"r{session.round}-t{session.table}-rot{session.rotation}"
+                f"-p{plays[0].play.ordinal}",
             )
 
             def recorded(k: int, record: MatchRecord) -> None:

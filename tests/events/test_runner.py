@@ -155,3 +155,20 @@ def test_killed_event_resumes_without_losing_or_repeating_a_hand(tmp_path: Path,
     assert keys == sorted(set(keys)) and len(keys) == 2 * 48  # 48 plays x 2 hands, each once
     with EventStore(db, create=False) as store:
         assert store.event("kill").status.value == "finished"
+
+
+def test_restart_every_play_gives_each_play_its_own_processes() -> None:
+    """``restart = "play"``: one session (one set of bot processes) per play."""
+    data = {
+        "name": "r",
+        "bots": ["random", "greedy", "heuristic", {"bot": "random", "name": "random-b"}],
+        "boards_per_round": 3,
+        "restart": "play",
+    }
+    spec = parse_event(data, source="test")
+    plan = plan_event(spec)
+    stored = [StoredPlay(k, p, False, None) for k, p in enumerate(plan.plays)]
+    sessions = sessions_of(stored, spec.restart)
+    assert len(sessions) == len(plan.plays) == 18
+    assert all(len(s.plays) == 1 for s in sessions)
+    assert len(sessions_of(stored)) == 6  # by default: 3 rounds x 2 rotations
