@@ -1,0 +1,1 @@
+"""The search reference bot: ISMCTS over the rules core (``SearchBot``)."""
