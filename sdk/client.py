@@ -83,6 +83,7 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 
 _RETRY = grpc.StatusCode.UNAVAILABLE
+_RETRY_SEATED = (grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN)
 # Rejections of an answer to a still open request: worth one more (default) answer.
 _ANSWER_AGAIN = frozenset(
     {
@@ -229,7 +230,10 @@ class BotClient:
                 resume = bool(self.token)
                 limit = time.monotonic() + self.grace_s
                 delay = 0.05
-            if code is not _RETRY or time.monotonic() + delay > limit:
+            # gRPC Core sometimes reports a stream cut under it as INTERNAL or UNKNOWN rather
+            # than UNAVAILABLE: once seated, treat those as a dropped connection too.
+            retry = code is _RETRY or (session.welcomed and code in _RETRY_SEATED)
+            if not retry or time.monotonic() + delay > limit:
                 log.error("stream ended with %s: %s", code.name, session.details)
                 return EXIT_FAILED
             log.warning("stream ended with %s (%s); retrying", code.name, session.details)

@@ -289,7 +289,8 @@ async def test_process_resumes_after_a_dropped_stream() -> None:
     first, again = referee.hellos
     assert not first.resume and again.resume and again.seat_token == TOKEN
     assert again.bot_name == "phoenix-rider"
-    assert "UNAVAILABLE" in err and "resumed seat 0" in err
+    # gRPC Core reports the cut as UNAVAILABLE or, in a race, INTERNAL: both are resumed.
+    assert "retrying" in err and "resumed seat 0" in err
     # The request open at the drop was answered after the resume, under its own id.
     assert 6 in [rid for rid, *_ in referee.answers]
     assert len(referee.finished) == 1
