@@ -28,7 +28,7 @@ from arena.rules import (
 )
 from arena.rules.combos import rank_name
 from arena.rules.notation import action_from_json, action_to_json
-from arena.rules.state import Deal, HandResult, check_deal
+from arena.rules.state import Deal, HandResult, check_deal, deal_from_seed
 
 FORMAT = "tichu-arena-replay"
 VERSION = 1
@@ -49,6 +49,8 @@ class Replay:
     seats: list[str] = field(default_factory=lambda: ["seat 0", "seat 1", "seat 2", "seat 3"])
     result: dict[str, Any] | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    #: The actions as read from a file, decoded only when re-played (they need the state).
+    recorded: list[Any] | None = None
 
 
 def from_match(match: Match, seats: Sequence[str] | None = None, **meta: Any) -> Replay:
@@ -68,8 +70,6 @@ def from_match(match: Match, seats: Sequence[str] | None = None, **meta: Any) ->
 
 
 def _deal_of(match: Match, hand: int) -> Deal:
-    from arena.rules.state import deal_from_seed
-
     return match.dealt if hand == match.hand_no else deal_from_seed(match.seed, hand)
 
 
@@ -153,9 +153,7 @@ def from_json(data: Any, source: str = "replay") -> Replay:
         seed = int(data.get("seed", 0))
     except (KeyError, TypeError, ValueError, ArenaError) as e:
         raise ReplayError(f"{source}: malformed replay: {e}") from e
-    replay = Replay(options, seed, deals, [], seats, data.get("result"), data.get("meta") or {})
-    replay.meta["_raw_actions"] = raw
-    return replay
+    return Replay(options, seed, deals, [], seats, data.get("result"), data.get("meta") or {}, raw)
 
 
 @dataclass
@@ -169,7 +167,7 @@ class Verified:
 def verify(replay: Replay) -> Verified:
     """Re-plays every action; raises ``ReplayError`` at the first illegal or malformed one."""
     match = Match(replay.options, replay.seed, replay.deals)
-    raw: list[Any] = replay.meta.get("_raw_actions") or [
+    raw: list[Any] = replay.recorded or [
         {"seat": s, **action_to_json(a)} for s, a in replay.actions
     ]
     for i, entry in enumerate(raw, 1):

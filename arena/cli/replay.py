@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from arena import replay as replays
@@ -26,8 +27,7 @@ def verify(path: FileArg) -> None:
         rep = replays.load(path)
         result = replays.verify(rep)
     except replays.ReplayError as e:
-        console.print(f"[red]invalid replay[/red] {path}: {e}", highlight=False)
-        raise typer.Exit(1) from None
+        _invalid(path, e)
     m = result.match
     table = Table(title=f"{path.name}: {' / '.join(rep.seats)}")
     for col in ("hand", "out", "team A", "team B", "total A", "total B"):
@@ -60,6 +60,12 @@ def show(path: FileArg) -> None:
     try:
         text = replays.render(replays.load(path))
     except replays.ReplayError as e:
-        console.print(f"[red]invalid replay[/red] {path}: {e}", highlight=False)
-        raise typer.Exit(1) from None
+        _invalid(path, e)
     print(text)
+
+
+def _invalid(path: Path, error: replays.ReplayError) -> NoReturn:
+    """Prints why a replay is invalid (naming the file once) and exits 1."""
+    message = str(error) if str(path) in str(error) else f"{path}: {error}"
+    console.print(f"[red]invalid replay[/red] {escape(message)}", highlight=False, soft_wrap=True)
+    raise typer.Exit(1)
