@@ -231,3 +231,12 @@ def test_confidence_level_is_checked(make_event: MakeEvent, level: float) -> Non
     event = make_event(STRENGTHS, fraction=0.0)
     with EventStore(event.path) as store, pytest.raises(ValueError, match="confidence level"):
         build_leaderboard(store, level=level)
+
+
+def test_team_margin_interval_is_clustered_by_board() -> None:
+    """Board means 20, 0, 20: s.d. 11.547, s.e. 6.667, 95% half-width 13.07."""
+    from arena.events.leaderboard import _clustered_ci
+
+    boards = {"1": [10.0, 30.0], "2": [-10.0, 10.0], "3": [40.0, 0.0]}
+    assert abs(_clustered_ci(boards) - 13.0667) < 1e-3
+    assert _clustered_ci({"1": [5.0, 7.0]}) == 0.0
