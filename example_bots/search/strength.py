@@ -18,6 +18,7 @@ import importlib
 import math
 import random
 import statistics
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -171,8 +172,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     a = ap.parse_args(argv)
     jobs = [(a.first + i, a.x, a.y) for i in range(a.boards)]
     t0 = time.perf_counter()
+    results: list[tuple[PlayStats, PlayStats]] = []
     with Pool(a.workers) as pool:
-        results = pool.map(play_board, jobs, chunksize=1)
+        for pq in pool.imap(play_board, jobs, chunksize=1):
+            results.append(pq)
+            d = [(p.margin + q.margin) / 2 for p, q in results]
+            mean = statistics.fmean(d)
+            print(f"board {len(d)}: {d[-1]:+.1f}, mean {mean:+.1f}", file=sys.stderr, flush=True)
     wall = time.perf_counter() - t0
     d = [(p.margin + q.margin) / 2 for p, q in results]
     mean = statistics.fmean(d)
