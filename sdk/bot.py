@@ -31,6 +31,10 @@ class Bot:
 
     #: Name shown in tables and leaderboards; defaults to the class name.
     name: str = ""
+    #: Milliseconds the referee allows for the decision being asked (deadline plus what is
+    #: left of the time bank, less the client's safety margin); ``None`` when unclocked.
+    #: Set by the SDK client before each decision, so a thinking bot can budget its time.
+    deadline_ms: float | None = None
 
     def __init__(self) -> None:
         if not self.name:

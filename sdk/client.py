@@ -359,6 +359,7 @@ class BotClient:
             return
         self.decisions += 1
         budget = (req.deadline_ms + req.bank_ms_left - self.config.safety_ms) / 1000.0
+        self.bot.deadline_ms = max(0.0, budget * 1000.0)
         if self._pool is None:
             action, call_tichu = self._ask_inline(obs, received + budget)
         else:

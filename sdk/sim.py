@@ -337,8 +337,7 @@ class Determinizer:
             m.exchanges, m.dealt = self._past_exchange(hands, rng)
         if self._spare > 0:
             m.won = self._piles(self._pool & ~_or(hidden))
-        m._combos = [None, None, None, None]
-        m._legal = None
+        m.clear_caches()
         if ph is Phase.BOMB_WINDOW:
             m.window = self._window(m)
         return m

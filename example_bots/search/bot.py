@@ -264,8 +264,6 @@ class SearchBot(Bot):
         self.widening = widening
         self.reward_scale = reward_scale
         self.epsilon = epsilon
-        #: Milliseconds the referee allows for the current decision, if a runner sets it.
-        self.deadline_ms: float | None = None
         #: Statistics of the last search: iterations run and seconds spent.
         self.last_iterations = 0
         self.last_seconds = 0.0
@@ -328,9 +326,7 @@ class SearchBot(Bot):
     def budget(self, obs: Observation) -> float | None:
         """Seconds this decision may use: the time limit, cut to fit a known deadline."""
         limit = self.time_limit
-        deadline = self.deadline_ms
-        if deadline is None:
-            deadline = getattr(obs, "deadline_ms", None)
+        deadline = self.deadline_ms  # set by the SDK client before each decision
         if deadline is not None:
             fit = max(0.01, 0.7 * deadline / 1000.0 - 0.05)
             limit = fit if limit is None else min(limit, fit)

@@ -99,7 +99,7 @@ def check_view(m: Match, seat: int, rng: random.Random) -> Match:
 def test_rebuilt_position_looks_the_same_to_the_seat(options: Options) -> None:
     rng = random.Random(7)
     checked = 0
-    for i, m in enumerate(positions(16, 11, options)):
+    for i, m in enumerate(positions(30, 11, options)):
         d = check_view(m, m.seat, rng)
         other = (m.seat + 1 + i % 3) & 3
         check_view(m, other, rng)
@@ -111,7 +111,7 @@ def test_rebuilt_position_looks_the_same_to_the_seat(options: Options) -> None:
             res = d.hand_results[-1]
             if res.double_victory < 0:
                 assert sum(res.card_points) == 100
-    assert checked > 1500, checked
+    assert checked > 2500, checked
 
 
 def test_real_hands_rebuild_the_real_match() -> None:
