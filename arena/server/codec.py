@@ -15,7 +15,13 @@ from typing import NamedTuple
 from arena.referee.policy import Failure
 from arena.referee.seat import EventType, MatchInfo, MatchOutcome, TableEvent
 from arena.wire import PROTOCOL_VERSION, pb
-from arena.wire.convert import encode_hand_result, encode_options, encode_play, encode_scores
+from arena.wire.convert import (
+    encode_hand_result,
+    encode_options,
+    encode_play,
+    encode_scores,
+    varint,
+)
 
 SERVER_VERSION = "tichu-arena 0.1.0"
 """The referee build reported in ``Welcome.server_version``."""
@@ -26,23 +32,6 @@ _TAG_MSG_DECISION = b"\x1a"  # RefereeMessage.decision = 3
 _TAG_MSG_EVENT = b"\x22"  # RefereeMessage.event = 4
 _TAG_REQ_VIEW = b"\x32"  # DecisionRequest.view = 6
 _TAG_VIEW_HISTORY = b"\x9a\x01"  # View.history = 19
-
-
-def varint(n: int) -> bytes:
-    """The protobuf varint encoding of a non-negative int."""
-    if n < 0x80:
-        return _ONE_BYTE[n]
-    if n < 0x4000:
-        return bytes((n & 0x7F | 0x80, n >> 7))
-    out = bytearray()
-    while n >= 0x80:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
-_ONE_BYTE = [bytes((i,)) for i in range(0x80)]
 
 
 class EventBytes(NamedTuple):

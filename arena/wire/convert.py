@@ -756,7 +756,10 @@ _FIGURE_OF: dict[tuple[int, int, int], int] = {
 _KIND_TO_COMBO = bytes.maketrans(bytes(range(10)), bytes(range(1, 11)))
 
 
-def _varint(n: int) -> bytes:
+def varint(n: int) -> bytes:
+    """The protobuf varint encoding of a non-negative int (for hand-built message bytes)."""
+    if n < 0x80:
+        return _ONE_BYTE[n]
     out = bytearray()
     while n >= 0x80:
         out.append((n & 0x7F) | 0x80)
@@ -765,8 +768,11 @@ def _varint(n: int) -> bytes:
     return bytes(out)
 
 
-_VARINTS = tuple(_varint(f) for f in range(FIGURE_COUNT))
-_FIGURE_MASK_TAG = b"\x3a" + _varint(FIGURE_MASK_BYTES)
+_ONE_BYTE = tuple(bytes((i,)) for i in range(0x80))
+
+
+_VARINTS = tuple(varint(f) for f in range(FIGURE_COUNT))
+_FIGURE_MASK_TAG = b"\x3a" + varint(FIGURE_MASK_BYTES)
 
 
 def _encode_plays(legal: pb.LegalActions, plays: Sequence[Play], hand: Mask) -> None:
@@ -795,12 +801,12 @@ def _encode_plays(legal: pb.LegalActions, plays: Sequence[Play], hand: Mask) -> 
     fm = 0
     for f in set(fig):
         fm |= 1 << f
-    count = _varint(n)
+    count = varint(n)
     legal.MergeFromString(
         b"".join(
             (
                 b"\x0a",
-                _varint(8 * n),
+                varint(8 * n),
                 struct.pack(f"<{n}Q", *cards),
                 b"\x12",
                 count,
@@ -815,7 +821,7 @@ def _encode_plays(legal: pb.LegalActions, plays: Sequence[Play], hand: Mask) -> 
                 count,
                 phoenix,
                 b"\x32",
-                _varint(len(figures)),
+                varint(len(figures)),
                 figures,
                 _FIGURE_MASK_TAG,
                 fm.to_bytes(FIGURE_MASK_BYTES, "little"),
