@@ -541,19 +541,16 @@ class Referee:
                         cards=self._trick_cards,
                     )
                 )
-            elif kind == _HAND_END:
-                done = self.match.hand_results[: k + 1]
+            elif kind == _HAND_END:  # no later hand has ended: the totals are the match's
+                m = self.match
                 send(
                     TableEvent(
                         seq,
                         hand,
                         EventType.HAND_END,
-                        result=done[k],
-                        scores=(sum(r.score[0] for r in done), sum(r.score[1] for r in done)),
-                        victory_points=(
-                            sum(r.victory_points[0] for r in done),
-                            sum(r.victory_points[1] for r in done),
-                        ),
+                        result=m.hand_results[k],
+                        scores=(m.scores[0], m.scores[1]),
+                        victory_points=(m.vp[0], m.vp[1]),
                     )
                 )
             else:

@@ -91,6 +91,8 @@ RANK_MASKS: tuple[Mask, ...] = tuple(
 #: All the cards of a suit (normal cards only).
 SUIT_MASKS: tuple[Mask, ...] = tuple(sum(1 << card(r, s) for r in range(2, 15)) for s in range(4))
 POINT_CARDS: Mask = sum(1 << c for c in range(56) if CARD_POINTS[c])
+_FIVES: Mask = sum(1 << c for c in range(56) if CARD_POINTS[c] == 5)
+_TENS_AND_KINGS: Mask = sum(1 << c for c in range(56) if CARD_POINTS[c] == 10)
 
 
 def card_name(c: Card) -> str:
@@ -153,13 +155,12 @@ def parse_cards(text: str) -> Mask:
 
 def points_of(mask: Mask) -> int:
     """Returns the card points in a set."""
-    pts = 0
-    m = mask & POINT_CARDS
-    while m:
-        low = m & -m
-        pts += CARD_POINTS[low.bit_length() - 1]
-        m ^= low
-    return pts
+    return (
+        5 * (mask & _FIVES).bit_count()
+        + 10 * (mask & _TENS_AND_KINGS).bit_count()
+        + (25 if mask & DRAGON_BIT else 0)
+        - (25 if mask & PHOENIX_BIT else 0)
+    )
 
 
 class CardSet:

@@ -58,45 +58,51 @@ class Observation:
 def observe(match: Match, seat: int) -> Observation:
     """Builds ``seat``'s view of ``match``."""
     m = match
-    grand_public = m.phase is not Phase.GRAND_TICHU
-    grand = tuple(m.grand[t] if (grand_public or t == seat) else False for t in range(4))
-    exchange_done = m.phase is not Phase.EXCHANGE and m.phase is not Phase.GRAND_TICHU
-    given = m.exchanges[seat]
-    received: tuple[int, ...] = ()
-    if exchange_done and all(e is not None for e in m.exchanges):
-        received = tuple(
-            m.exchanges[(seat - k) & 3][k - 1]  # type: ignore[index]
-            for k in (1, 2, 3)
+    phase = m.phase
+    hands = m.hands
+    g = m.grand
+    if phase is Phase.GRAND_TICHU:  # the calls are revealed together once all have decided
+        grand = (g[0] and seat == 0, g[1] and seat == 1, g[2] and seat == 2, g[3] and seat == 3)
+        counts = (8, 8, 8, 8)
+    else:
+        grand = (g[0], g[1], g[2], g[3])
+        counts = (
+            hands[0].bit_count(),
+            hands[1].bit_count(),
+            hands[2].bit_count(),
+            hands[3].bit_count(),
         )
-    # Everything played this hand lies on the table or in a won pile.
-    played = m.trick_cards | m.won[0] | m.won[1] | m.won[2] | m.won[3]
-    dealt = 14 if m.phase is not Phase.GRAND_TICHU else 8
-    counts = tuple(h.bit_count() if m.phase is not Phase.GRAND_TICHU else dealt for h in m.hands)
+    ex = m.exchanges
+    received: tuple[int, ...] = ()
+    if phase is not Phase.EXCHANGE and phase is not Phase.GRAND_TICHU and None not in ex:
+        received = (
+            ex[(seat - 1) & 3][0],  # type: ignore[index]
+            ex[(seat - 2) & 3][1],  # type: ignore[index]
+            ex[(seat - 3) & 3][2],  # type: ignore[index]
+        )
+    won = m.won
+    t = m.tichu
     acting = m.seat == seat and not m.over
     return Observation(
         seat=seat,
-        phase=m.phase,
+        phase=phase,
         to_act=m.seat,
         hand_no=m.hand_no,
-        hand=m.hands[seat],
-        card_counts=(counts[0], counts[1], counts[2], counts[3]),
-        grand=(grand[0], grand[1], grand[2], grand[3]),
-        tichu=(m.tichu[0], m.tichu[1], m.tichu[2], m.tichu[3]),
+        hand=hands[seat],
+        card_counts=counts,
+        grand=grand,
+        tichu=(t[0], t[1], t[2], t[3]),
         trick=tuple(m.trick),
         wish=m.wish,
         out=tuple(m.out),
-        played=played,
-        won_points=(
-            points_of(m.won[0]),
-            points_of(m.won[1]),
-            points_of(m.won[2]),
-            points_of(m.won[3]),
-        ),
-        given=given,
+        # Everything played this hand lies on the table or in a won pile.
+        played=m.trick_cards | won[0] | won[1] | won[2] | won[3],
+        won_points=(points_of(won[0]), points_of(won[1]), points_of(won[2]), points_of(won[3])),
+        given=ex[seat],
         received=received,
         scores=(m.scores[0], m.scores[1]),
         options=m.options,
         events=tuple(m.events),
-        legal=m.legal_actions() if acting and m.phase is not Phase.EXCHANGE else (),
+        legal=m.legal_actions() if acting and phase is not Phase.EXCHANGE else (),
         may_call_tichu=acting and m.can_call_tichu(seat),
     )

@@ -3,9 +3,7 @@
 The service writes serialized ``RefereeMessage`` bytes, so that a public event is encoded
 once per table and written to four streams. A ``DecisionRequest`` carries the hand's history;
 rather than copying every ``Event`` message into every request, each seat keeps the hand's
-history as bytes and the request is ``base + wrapped(history)``: protobuf merges repeated
-occurrences of a message field, so the two halves parse as one message whose
-``view.history`` lists the events (the encoding spec's "last one wins / merge" rule).
+history as serialized ``View.history`` entries, which the request's bytes take as they are.
 """
 
 from __future__ import annotations
@@ -13,13 +11,16 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from arena.referee.policy import Failure
-from arena.referee.seat import EventType, MatchInfo, MatchOutcome, TableEvent
+from arena.referee.seat import Decision, EventType, MatchInfo, MatchOutcome, TableEvent
 from arena.wire import PROTOCOL_VERSION, pb
 from arena.wire.convert import (
     encode_hand_result,
     encode_options,
     encode_play,
+    encode_request_bytes,
     encode_scores,
+    int32_bytes,
+    play_bytes,
     varint,
 )
 
@@ -30,7 +31,6 @@ _IDENTITY_SEATING = (0, 1, 2, 3)
 # Tags of length-delimited fields: (field number << 3) | 2, as varints.
 _TAG_MSG_DECISION = b"\x1a"  # RefereeMessage.decision = 3
 _TAG_MSG_EVENT = b"\x22"  # RefereeMessage.event = 4
-_TAG_REQ_VIEW = b"\x32"  # DecisionRequest.view = 6
 _TAG_VIEW_HISTORY = b"\x9a\x01"  # View.history = 19
 
 
@@ -127,21 +127,59 @@ def encode_outcome(msg: pb.MatchResult, o: MatchOutcome, tournament: bool) -> No
 
 
 def event_bytes(ev: TableEvent, tournament: bool = False) -> EventBytes:
-    """Encodes an event once for all the seats that receive it."""
-    body = encode_table_event(ev, tournament).SerializeToString()
+    """Encodes an event once for all the seats that receive it.
+
+    The events of every trick (played, passed, trick won, player out) are written as bytes
+    directly, the same bytes as ``encode_table_event(ev).SerializeToString()`` (fields in
+    number order, defaults left out; ``test_server_wire`` checks it); the rest go through
+    the message.
+    """
+    t = ev.type
+    seat = ev.seat
+    if t is EventType.PLAYED:
+        assert ev.play is not None
+        pb_ = play_bytes(ev.play)
+        kind = b"\x12" + varint(len(pb_)) + pb_
+        if seat:
+            kind = b"\x08" + varint(seat) + kind
+        if ev.out_of_turn:
+            kind += b"\x18\x01"
+        kind = b"\x3a" + varint(len(kind)) + kind
+    elif t is EventType.PASSED:
+        kind = b"\x42\x02\x08" + varint(seat) if seat else b"\x42\x00"
+    elif t is EventType.TRICK_WON:
+        kind = b"\x08" + varint(seat) if seat else b""
+        if ev.points:
+            kind += b"\x10" + int32_bytes(ev.points)
+        if ev.cards:
+            kind += b"\x19" + ev.cards.to_bytes(8, "little")
+        kind = b"\x5a" + varint(len(kind)) + kind
+    elif t is EventType.PLAYER_OUT:
+        kind = b"\x08" + varint(seat) if seat else b""
+        kind += b"\x10" + varint(ev.value)
+        kind = b"\x6a" + varint(len(kind)) + kind
+    else:
+        kind = b""
+    if kind:
+        head = b"\x08" + varint(ev.seq) if ev.seq else b""
+        body = head + b"\x10" + varint(ev.hand) + kind if ev.hand else head + kind
+    else:
+        body = encode_table_event(ev, tournament).SerializeToString()
     n = varint(len(body))
     return EventBytes(_TAG_MSG_EVENT + n + body, _TAG_VIEW_HISTORY + n + body)
 
 
-def request_bytes(request: pb.DecisionRequest, history: bytes | bytearray) -> bytes:
-    """A ``RefereeMessage`` with the request and the hand's history entries appended.
-
-    The request is serialized on its own and wrapped by hand (``decision`` field), with the
-    history entries after it as a second ``view`` occurrence that the parser merges.
-    """
-    body = request.SerializeToString()
-    if history:
-        body += _TAG_REQ_VIEW + varint(len(history)) + history
+def request_bytes(decision: Decision, request_id: int, history: bytes | bytearray) -> bytes:
+    """A ``RefereeMessage`` asking ``decision``, with the hand's history entries in its view."""
+    body = encode_request_bytes(
+        decision.obs,
+        request_id=request_id,
+        state_seq=decision.state_seq,
+        deadline_ms=decision.deadline_ms,
+        bank_ms=decision.bank_ms,
+        history=history,
+        victory_points=decision.victory_points,
+    )
     return _TAG_MSG_DECISION + varint(len(body)) + body
 
 

@@ -26,7 +26,6 @@ from google.protobuf.message import DecodeError
 
 from arena.referee.policy import FailureKind
 from arena.referee.seat import Answer, Decision, EventType, MatchInfo, TableEvent
-from arena.rules import Observation
 from arena.server.codec import (
     EventBytes,
     error_bytes,
@@ -35,7 +34,7 @@ from arena.server.codec import (
     welcome_bytes,
 )
 from arena.wire import pb
-from arena.wire.convert import AnswerError, decode_answer, encode_request
+from arena.wire.convert import AnswerError, decode_answer
 
 _ILLEGAL_CODES = frozenset((pb.ERROR_CODE_ILLEGAL_EXCHANGE, pb.ERROR_CODE_TICHU_NOT_ALLOWED))
 _RESULTS = (EventType.HAND_END, EventType.MATCH_END)
@@ -156,19 +155,16 @@ class _Open:
     """The seat's open request."""
 
     rid: int
-    state_seq: int
-    obs: Observation
-    request: pb.DecisionRequest
+    decision: Decision
     future: asyncio.Future[Answer]
     sent: float  # loop time when queued
-    deadline_ms: int
-    bank_ms: int
     timer: asyncio.TimerHandle | None = None
     rejections: int = 0
 
     def left_ms(self, now: float) -> int:
         """Milliseconds left before the request times out (decision time plus bank)."""
-        return int(self.deadline_ms + self.bank_ms - (now - self.sent) * 1000.0)
+        d = self.decision
+        return int(d.deadline_ms + d.bank_ms - (now - self.sent) * 1000.0)
 
 
 class EventCodec:
@@ -272,24 +268,12 @@ class GrpcSeat:
 
     async def decide(self, decision: Decision) -> Answer:
         """Sends the request and waits for an accepted answer, the deadline or a failure."""
-        obs = decision.obs
         self._rid = rid = self._rid + 1
-        req = encode_request(
-            obs,
-            request_id=rid,
-            state_seq=decision.state_seq,
-            deadline_ms=decision.deadline_ms,
-            bank_ms=decision.bank_ms,
-            history=(),
-            victory_points=decision.victory_points,
-        )
-        body = request_bytes(req, self.history)
+        body = request_bytes(decision, rid, self.history)
         loop = self._loop
         fut: asyncio.Future[Answer] = loop.create_future()
         now = loop.time()
-        op = _Open(
-            rid, decision.state_seq, obs, req, fut, now, decision.deadline_ms, decision.bank_ms
-        )
+        op = _Open(rid, decision, fut, now)
         limit = (decision.deadline_ms + decision.bank_ms) / 1000.0
         op.timer = loop.call_at(now + limit, self._expire, op)
         self._open = op
@@ -340,11 +324,12 @@ class GrpcSeat:
     def _resend(self, stream: Stream, op: _Open) -> None:
         """Sends the open request again with the time left (after a resume)."""
         elapsed = int((self._loop.time() - op.sent) * 1000.0)
-        req = pb.DecisionRequest()
-        req.CopyFrom(op.request)
-        req.deadline_ms = max(0, op.deadline_ms - elapsed)
-        req.bank_ms_left = max(0, op.bank_ms - max(0, elapsed - op.deadline_ms))
-        stream.send(request_bytes(req, self.history))
+        d = op.decision
+        left = d._replace(
+            deadline_ms=max(0, d.deadline_ms - elapsed),
+            bank_ms=max(0, d.bank_ms - max(0, elapsed - d.deadline_ms)),
+        )
+        stream.send(request_bytes(left, op.rid, self.history))
 
     def on_lost(self, stream: Stream) -> None:
         """The stream ended: the table decides whether it is a disconnect or a crash."""
@@ -404,15 +389,15 @@ class GrpcSeat:
             left = op.left_ms(self._loop.time()) if op is not None else 0
             stream.send(error_bytes(code, rid, text, ms_left=left))
             return
-        if a.state_seq != op.state_seq:
+        if a.state_seq != op.decision.state_seq:
             self._reject(
                 stream,
                 pb.ERROR_CODE_STATE_MISMATCH,
-                f"state_seq {a.state_seq} differs from the request's {op.state_seq}",
+                f"state_seq {a.state_seq} differs from the request's {op.decision.state_seq}",
             )
             return
         try:
-            action, call = decode_answer(a, op.obs)
+            action, call = decode_answer(a, op.decision.obs)
         except AnswerError as e:
             self._reject(stream, e.code, str(e))
             return
@@ -441,7 +426,7 @@ class GrpcSeat:
         if op.future.done():
             return
         self._defaulted.add(op.rid)
-        total = op.deadline_ms + op.bank_ms
+        total = op.decision.deadline_ms + op.decision.bank_ms
         elapsed = (self._loop.time() - op.sent) * 1000.0
         op.future.set_result(
             Answer(

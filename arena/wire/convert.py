@@ -27,6 +27,8 @@ Where the wire and the rules core describe the same thing differently, the mappi
 from __future__ import annotations
 
 import struct
+import sys
+from array import array
 from collections.abc import Iterable, Sequence
 from itertools import repeat
 from typing import Any, cast
@@ -57,9 +59,13 @@ __all__ = [
     "encode_options",
     "encode_play",
     "encode_request",
+    "encode_request_bytes",
     "encode_scores",
     "figure_index",
     "hand_events",
+    "int32_bytes",
+    "legal_plays_bytes",
+    "play_bytes",
 ]
 
 _new = tuple.__new__
@@ -117,6 +123,47 @@ def figure_index(play: Play) -> int:
     if f < 0:
         raise ValueError(f"no figure for {play!r}")
     return f
+
+
+# ----------------------------------------------------------------------------- bytes
+
+
+def _varint(n: int) -> bytes:
+    if n < 0:
+        raise ValueError(f"no varint for the negative {n}")
+    out = bytearray()
+    while n >= 0x80:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+class _Varints(dict[int, bytes]):
+    """Varints of 0..16383 looked up (a C call, the hot path); larger ones computed."""
+
+    def __missing__(self, n: int) -> bytes:
+        return _varint(n)
+
+
+varint = _Varints((n, _varint(n)) for n in range(1 << 14)).__getitem__
+"""``varint(n)``: the protobuf varint encoding of a non-negative int (for hand-built bytes)."""
+_ONE_BYTE = tuple(bytes((i,)) for i in range(0x80))
+
+
+def _int32(n: int) -> bytes:
+    return varint(n) if n >= 0 else varint(n + (1 << 64))
+
+
+class _Int32s(dict[int, bytes]):
+    """Varints of protobuf ``int32`` values (negative ones take ten bytes): common ones cached."""
+
+    def __missing__(self, n: int) -> bytes:
+        return _int32(n)
+
+
+int32_bytes = _Int32s((n, _int32(n)) for n in range(-1024, 4096)).__getitem__
+"""``int32_bytes(n)``: the varint of a protobuf ``int32`` (for hand-built bytes)."""
 
 
 # ----------------------------------------------------------------------------- values
@@ -724,7 +771,7 @@ def encode_request(
     legal = req.legal
     acts = obs.legal
     if phase is Phase.PLAY or phase is Phase.BOMB_WINDOW:
-        _encode_plays(legal, cast("Sequence[Play]", acts), obs.hand)
+        legal.MergeFromString(legal_plays_bytes(cast("Sequence[Play]", acts), obs.hand))
     elif phase is Phase.EXCHANGE:
         legal.values.extend(cards_of(obs.hand))
     elif phase is Phase.GRAND_TICHU:
@@ -734,98 +781,216 @@ def encode_request(
     return req
 
 
-class _PhoenixRanks(dict[Play, int]):
-    """Per play: ``phoenix_rank``, or -1 for the Phoenix single (bounded: cleared when full)."""
+def encode_request_bytes(
+    obs: Observation,
+    *,
+    request_id: int,
+    state_seq: int,
+    deadline_ms: int,
+    bank_ms: int,
+    history: bytes | bytearray = b"",
+    victory_points: Sequence[int] | None = None,
+) -> bytes:
+    """``encode_request(...).SerializeToString()``, written directly as bytes (the referee's path).
 
-    def __missing__(self, play: Play) -> int:
-        if len(self) >= 100_000:
-            self.clear()
-        c = play[3]
-        r = self[play] = -1 if c == PHOENIX_BIT else play.phoenix_rank if c & PHOENIX_BIT else 0
-        return r
-
-
-_PHOENIX_RANKS = _PhoenixRanks()
-_FIGURE_OF: dict[tuple[int, int, int], int] = {
-    (k, n, r): _FIGURES[k][n][r]
-    for k in range(10)
-    for n in range(15)
-    for r in range(16)
-    if _FIGURES[k][n][r] >= 0
-}
-_KIND_TO_COMBO = bytes.maketrans(bytes(range(10)), bytes(range(1, 11)))
-
-
-def varint(n: int) -> bytes:
-    """The protobuf varint encoding of a non-negative int (for hand-built message bytes)."""
-    if n < 0x80:
-        return _ONE_BYTE[n]
+    Building the message field by field costs more than the rest of a decision in the
+    referee; this writes the same canonical bytes (fields in number order, proto3 defaults
+    left out) from the observation. ``history`` holds the hand's events already serialized
+    as ``View.history`` entries. ``test_wire_convert`` checks both encoders byte for byte.
+    """
+    phase = obs.phase
+    view_phase = _VIEW_PHASE.get(phase)
+    if view_phase is None:
+        raise ValueError(f"no decision to ask in phase {phase.name}")
+    seat = obs.seat
+    if obs.to_act != seat:
+        raise ValueError(f"seat {seat} is not to act (seat {obs.to_act} is)")
+    v = bytearray()
+    if seat:
+        v += b"\x08" + _ONE_BYTE[seat]
+    v += b"\x10" + varint(obs.hand_no + 1) + b"\x18" + _ONE_BYTE[view_phase]
+    if obs.hand:
+        v += b"\x21" + obs.hand.to_bytes(8, "little")
+    v += b"\x2a\x04" + bytes(obs.card_counts)
+    v += b"\x32\x04" + bytes(obs.grand) + b"\x3a\x04" + bytes(obs.tichu)
+    if obs.may_call_tichu:
+        v += b"\x40\x01"
+    turn = -1
+    if phase is not Phase.GRAND_TICHU and phase is not Phase.EXCHANGE:
+        entries = _trick_entries(obs)
+        if entries:
+            t = bytearray()
+            for s, play, oot in entries:
+                pb_ = _PLAY_PASS if play is None else _PLAY_BYTES[play]
+                e = b"\x12" + varint(len(pb_)) + pb_
+                if s:
+                    e = b"\x08" + _ONE_BYTE[s] + e
+                if oot:
+                    e += b"\x18\x01"
+                t += b"\x0a" + varint(len(e)) + e
+            top_seat, top = obs.trick[-1]
+            pb_ = _PLAY_BYTES[top]
+            t += b"\x12" + varint(len(pb_)) + pb_
+            if top_seat:
+                t += b"\x18" + _ONE_BYTE[top_seat]
+            pts = 0
+            for _, p in obs.trick:
+                pts += points_of(p[3])
+            if pts:
+                t += b"\x20" + int32_bytes(pts)
+            v += b"\x4a" + varint(len(t)) + t
+        turn = _turn_seat(obs, entries)
+    if obs.wish:
+        v += b"\x50" + _ONE_BYTE[obs.wish]
+    if turn >= 0:
+        v += b"\x58" + _ONE_BYTE[turn]
+    if obs.out:
+        v += b"\x62" + _ONE_BYTE[len(obs.out)] + bytes(obs.out)
+    given = obs.given
+    if given is not None:
+        g = [0, 0, 0, 0]
+        g[(seat + 1) & 3] = 1 << given[0]
+        g[(seat + 2) & 3] = 1 << given[1]
+        g[(seat + 3) & 3] = 1 << given[2]
+        v += b"\x6a\x20" + _FOUR_FIXED64.pack(*g)
+    if obs.received:
+        r = [0, 0, 0, 0]
+        for k, c in enumerate(obs.received, 1):
+            r[(seat - k) & 3] = 1 << c
+        v += b"\x72\x20" + _FOUR_FIXED64.pack(*r)
+    won = b"".join(map(int32_bytes, obs.won_points))
+    v += b"\x7a" + _ONE_BYTE[len(won)] + won
+    if obs.played:
+        v += b"\x81\x01" + obs.played.to_bytes(8, "little")
+    a, b = obs.scores
+    if obs.options.tournament:
+        sc = b""
+        if victory_points is not None:
+            x, y = victory_points[0], victory_points[1]
+            vp = int32_bytes(x) + int32_bytes(y) + int32_bytes(x) + int32_bytes(y)
+            sc = b"\x12" + _ONE_BYTE[len(vp)] + vp
+        pp = int32_bytes(a) + int32_bytes(b) + int32_bytes(a) + int32_bytes(b)
+        sc += b"\x1a" + _ONE_BYTE[len(pp)] + pp
+    else:
+        tp = int32_bytes(a) + int32_bytes(b)
+        sc = b"\x0a" + _ONE_BYTE[len(tp)] + tp
+    v += b"\x8a\x01" + _ONE_BYTE[len(sc)] + sc + _SEATING_FIELD
+    v += history
+    acts = obs.legal
+    if phase is Phase.PLAY or phase is Phase.BOMB_WINDOW:
+        legal = legal_plays_bytes(cast("Sequence[Play]", acts), obs.hand)
+    else:
+        if phase is Phase.EXCHANGE:
+            values = bytes(cards_of(obs.hand))
+        else:  # GrandTichu (a bool), Wish (a rank), Gift (a seat): one small int each
+            values = bytes([int(a[0]) for a in cast("Sequence[GrandTichu | Wish | Gift]", acts)])
+        legal = b"\x42" + varint(len(values)) + values if values else b""
     out = bytearray()
-    while n >= 0x80:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
+    if request_id:
+        out += b"\x08" + varint(request_id)
+    if state_seq:
+        out += b"\x10" + varint(state_seq)
+    out += b"\x18" + _ONE_BYTE[int(phase)]
+    deadline = _clamp(deadline_ms)
+    if deadline:
+        out += b"\x20" + varint(deadline)
+    bank = _clamp(bank_ms)
+    if bank:
+        out += b"\x28" + varint(bank)
+    out += b"\x32" + varint(len(v)) + v
+    if legal:
+        out += b"\x3a" + varint(len(legal)) + legal
     return bytes(out)
 
 
-_ONE_BYTE = tuple(bytes((i,)) for i in range(0x80))
+class _PlayBytes(dict[Play, bytes]):
+    """Per play: its serialized wire ``Play`` (bounded: cleared when full)."""
+
+    def __missing__(self, play: Play) -> bytes:
+        if len(self) >= 100_000:
+            self.clear()
+        kind, length, rank, cards = play
+        b = b"\x08" + _ONE_BYTE[kind + 1]
+        if length:
+            b += b"\x10" + _ONE_BYTE[length]
+        if rank:
+            b += b"\x18" + _ONE_BYTE[rank]
+        if cards:
+            b += b"\x21" + cards.to_bytes(8, "little")
+        if cards & PHOENIX_BIT and length > 1:
+            b += b"\x28" + _ONE_BYTE[play.phoenix_rank]
+        self[play] = b
+        return b
 
 
-_VARINTS = tuple(varint(f) for f in range(FIGURE_COUNT))
+_PLAY_BYTES = _PlayBytes()
+play_bytes = _PLAY_BYTES.__getitem__
+"""``play_bytes(play)``: the serialized wire ``Play`` of a rules ``Play`` (cached)."""
+_PLAY_PASS = b"\x08\x01"  # Play{combo: COMBO_PASS}
+_FOUR_FIXED64 = struct.Struct("<4Q")
+_SEATING_FIELD = b"\x92\x01\x04" + bytes(_IDENTITY_SEATING)  # View.seating = 18
+
+
+class _PlayColumns(dict[Play, tuple[int, bytes, int]]):
+    """Per play: its phoenix rank (0 if none), figure varint and figure bit (bounded cache)."""
+
+    def __missing__(self, play: Play) -> tuple[int, bytes, int]:
+        if len(self) >= 100_000:
+            self.clear()
+        c, n = play[3], play[1]
+        f = figure_index(play)
+        r = self[play] = (play.phoenix_rank if c & PHOENIX_BIT and n > 1 else 0, varint(f), 1 << f)
+        return r
+
+
+_PLAY_COLUMNS = _PlayColumns()
+_KIND_TO_COMBO = bytes.maketrans(bytes(range(10)), bytes(range(1, 11)))
+_BIG_ENDIAN = sys.byteorder == "big"
+
+
 _FIGURE_MASK_TAG = b"\x3a" + varint(FIGURE_MASK_BYTES)
 
 
-def _encode_plays(legal: pb.LegalActions, plays: Sequence[Play], hand: Mask) -> None:
-    """Fills the six play columns and the figure mask.
+def legal_plays_bytes(plays: Sequence[Play], hand: Mask) -> bytes:
+    """The ``LegalActions`` bytes of a play decision: six play columns and the figure mask.
 
     The hot path of every turn: the columns are written as packed protobuf fields
     (``LegalActions`` fields 1..7: fixed64 cards, then varint columns whose values are all
-    below 128 except figures) and merged in one parse, which costs about a third of six
-    ``extend`` calls. ``test_convert`` checks the bytes against a field-by-field encoding.
+    below 128 except figures), with the per-play columns cached. ``test_wire_convert``
+    checks the bytes against a field-by-field encoding.
     """
     n = len(plays)
     if not n:
         raise ValueError("a play decision with no legal play")
     kinds, lengths, ranks, cards = zip(*plays, strict=True)
-    fig = list(map(_FIGURE_OF.__getitem__, zip(kinds, lengths, ranks, strict=True)))
-    if hand & PHOENIX_BIT:
-        phx = list(map(_PHOENIX_RANKS.__getitem__, plays))
-        if -1 in phx:  # the Phoenix single: one figure whatever its rank
-            i = phx.index(-1)
-            phx[i] = 0
-            fig[i] = _PHOENIX_FIGURE
-        phoenix = bytes(phx)
-    else:
-        phoenix = bytes(n)
-    figures = b"".join(map(_VARINTS.__getitem__, fig))
-    fm = 0
-    for f in set(fig):
-        fm |= 1 << f
+    phoenix, figures, bits = zip(*map(_PLAY_COLUMNS.__getitem__, plays), strict=True)
+    card_bytes = array("Q", cards)
+    if _BIG_ENDIAN:  # pragma: no cover - protobuf's fixed64 is little-endian
+        card_bytes.byteswap()
+    fig = b"".join(figures)
     count = varint(n)
-    legal.MergeFromString(
-        b"".join(
-            (
-                b"\x0a",
-                varint(8 * n),
-                struct.pack(f"<{n}Q", *cards),
-                b"\x12",
-                count,
-                bytes(kinds).translate(_KIND_TO_COMBO),
-                b"\x1a",
-                count,
-                bytes(lengths),
-                b"\x22",
-                count,
-                bytes(ranks),
-                b"\x2a",
-                count,
-                phoenix,
-                b"\x32",
-                varint(len(figures)),
-                figures,
-                _FIGURE_MASK_TAG,
-                fm.to_bytes(FIGURE_MASK_BYTES, "little"),
-            )
+    return b"".join(
+        (
+            b"\x0a",
+            varint(8 * n),
+            card_bytes.tobytes(),
+            b"\x12",
+            count,
+            bytes(kinds).translate(_KIND_TO_COMBO),
+            b"\x1a",
+            count,
+            bytes(lengths),
+            b"\x22",
+            count,
+            bytes(ranks),
+            b"\x2a",
+            count,
+            bytes(phoenix) if hand & PHOENIX_BIT else bytes(n),
+            b"\x32",
+            varint(len(fig)),
+            fig,
+            _FIGURE_MASK_TAG,
+            sum(set(bits)).to_bytes(FIGURE_MASK_BYTES, "little"),
         )
     )
 

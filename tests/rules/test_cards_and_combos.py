@@ -91,6 +91,11 @@ def test_card_points_total_100() -> None:
     assert Counter(CARD_POINTS) == Counter({0: 42, 5: 4, 10: 8, 25: 1, -25: 1})
 
 
+@given(st.integers(0, FULL_DECK))
+def test_points_of_any_set_is_the_sum_of_its_cards(mask: Mask) -> None:
+    assert points_of(mask) == sum(CARD_POINTS[c] for c in cards_of(mask))
+
+
 # ---------------------------------------------------------------- comparison
 
 

@@ -58,8 +58,10 @@ from arena.wire.convert import (
     encode_event,
     encode_options,
     encode_request,
+    encode_request_bytes,
     figure_index,
     hand_events,
+    varint,
 )
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
@@ -119,14 +121,20 @@ def random_states(
 
 
 def assert_round_trip(obs: Observation, **kwargs: int) -> pb.DecisionRequest:
-    req = encode_request(
-        obs,
-        request_id=kwargs.get("request_id", 7),
-        state_seq=kwargs.get("state_seq", 1000),
-        deadline_ms=kwargs.get("deadline_ms", 500),
-        bank_ms=kwargs.get("bank_ms", 2000),
-    )
-    wire = pb.DecisionRequest.FromString(req.SerializeToString())
+    """Encodes ``obs`` both ways (message and bytes: the same bytes) and decodes it back."""
+    args = {
+        "request_id": kwargs.get("request_id", 7),
+        "state_seq": kwargs.get("state_seq", 1000),
+        "deadline_ms": kwargs.get("deadline_ms", 500),
+        "bank_ms": kwargs.get("bank_ms", 2000),
+    }
+    vp = (obs.hand_no * 7 - 20, 13) if obs.options.tournament else None
+    converted = encode_request(obs, **args).view.history  # from obs.events
+    history = b"".join(pb.View(history=[e]).SerializeToString() for e in converted)
+    req = encode_request(obs, history=history, victory_points=vp, **args)
+    raw = encode_request_bytes(obs, history=history, victory_points=vp, **args)
+    assert raw == req.SerializeToString()
+    wire = pb.DecisionRequest.FromString(raw)
     back = decode_request(wire, options=obs.options)
     if back != obs:
         diff = [f.name for f in fields(obs) if getattr(obs, f.name) != getattr(back, f.name)]
@@ -688,3 +696,15 @@ def test_default_answers() -> None:
             if obs.phase is Phase.DRAGON_GIFT:
                 assert d == Gift((obs.seat + 1) % 4)
     assert {Phase.PLAY, Phase.EXCHANGE, Phase.GRAND_TICHU} <= seen
+
+
+@given(st.integers(1, 2**64 - 1))
+def test_varint_is_protobufs_encoding(n: int) -> None:
+    assert pb.Action(request_id=n).SerializeToString() == b"\x08" + varint(n)
+
+
+def test_varint_covers_the_table_edges() -> None:
+    for n in (1, 127, 128, 16383, 16384, 2**21):
+        assert pb.Action(request_id=n).SerializeToString() == b"\x08" + varint(n)
+    with pytest.raises(ValueError, match="negative"):
+        varint(-1)

@@ -6,13 +6,15 @@ import asyncio
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from wire_client import Client, hello
 
 from arena import replay as replays
-from arena.referee import EventType, TableEvent
-from arena.rules import Match, Options, Phase, observe
+from arena.referee import Decision, EventType, TableEvent
+from arena.rules import Match, Options, Phase, Play, combinations, observe, parse_cards
 from arena.server import ArenaServer, TableSpec
-from arena.server.codec import event_bytes, request_bytes
+from arena.server.codec import encode_table_event, event_bytes, request_bytes
 from arena.wire import pb
 from arena.wire.convert import EventFeed, decode_request, encode_request
 
@@ -89,7 +91,7 @@ def test_a_request_with_spliced_history_parses_as_one_message() -> None:
     history = b"".join(p.history for p in parts)
     obs = observe(m, 0)
     req = encode_request(obs, request_id=7, state_seq=4, deadline_ms=900, bank_ms=5, history=())
-    msg = pb.RefereeMessage.FromString(request_bytes(req, history))
+    msg = pb.RefereeMessage.FromString(request_bytes(Decision(obs, 4, 900, 5), 7, history))
     expected = pb.DecisionRequest()
     expected.CopyFrom(req)
     for p in parts:
@@ -97,3 +99,44 @@ def test_a_request_with_spliced_history_parses_as_one_message() -> None:
     assert msg.decision == expected
     assert len(msg.decision.view.history) == 4
     assert msg.decision.view.history[1].passed.seat == 2
+
+
+_HANDS = [
+    parse_cards(h) for h in ("Ph 2j 2s 3j 4p 5t 6j Aj", "Dg Mj Dr 5j 5s 5p 5t Tj Ks", "Ph Ks Kj")
+]
+_PLAYS = [p for h in _HANDS for p in combinations(h)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    type_=st.sampled_from(
+        [EventType.PLAYED, EventType.PASSED, EventType.TRICK_WON, EventType.PLAYER_OUT]
+    ),
+    seq=st.integers(0, 2**40),
+    hand=st.integers(0, 300),
+    seat=st.integers(0, 3),
+    play=st.sampled_from(_PLAYS),
+    out_of_turn=st.booleans(),
+    value=st.integers(1, 4),
+    points=st.integers(-25, 125),
+    cards=st.integers(0, 2**56 - 1),
+)
+def test_trick_events_are_written_as_their_messages_bytes(
+    type_: EventType,
+    seq: int,
+    hand: int,
+    seat: int,
+    play: Play,
+    out_of_turn: bool,
+    value: int,
+    points: int,
+    cards: int,
+) -> None:
+    """The hand-written bytes of the frequent events equal the message's serialization."""
+    ev = TableEvent(seq, hand, type_, seat, play, out_of_turn, value, points, cards)
+    body = encode_table_event(ev).SerializeToString()
+    assert (
+        event_bytes(ev).message
+        == pb.RefereeMessage(event=encode_table_event(ev)).SerializeToString()
+    )
+    assert event_bytes(ev).history.endswith(body)
