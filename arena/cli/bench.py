@@ -80,6 +80,7 @@ def grpc_bench(
         print(f"  p50 / p99      : {f.p50_us:,.0f} / {f.p99_us:,.0f} us per decision")
         extra = f" ({f.cpu_us - floor.cpu_us:+,.0f} vs bare)" if floor is not None else ""
         print(f"  referee CPU    : {f.cpu_us:,.0f} us per decision{extra}")
+        print(f"  bots' CPU      : {f.bot_cpu_us:,.0f} us per decision (start-up included)")
 
 
 @app.command("event")

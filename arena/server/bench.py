@@ -52,8 +52,8 @@ asyncio.run(main(sys.argv[1]))
 """
 
 
-def _cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_SELF)
+def _cpu(who: int = resource.RUSAGE_SELF) -> float:
+    r = resource.getrusage(who)
     return r.ru_utime + r.ru_stime
 
 
@@ -76,6 +76,7 @@ class Figures:
     latencies_ms: list[float] = field(default_factory=list)
     hands: int = 0
     forced: int = 0
+    bot_cpu_seconds: float = 0.0  # the bot processes' CPU (tables only)
 
     @property
     def per_second(self) -> float:
@@ -101,6 +102,11 @@ class Figures:
     def cpu_us(self) -> float:
         """Server (referee) CPU per round trip, microseconds."""
         return 1e6 * self.cpu_seconds / self.messages if self.messages else 0.0
+
+    @property
+    def bot_cpu_us(self) -> float:
+        """The bot processes' CPU per decision asked, microseconds (tables only)."""
+        return 1e6 * self.bot_cpu_seconds / self.messages if self.messages else 0.0
 
 
 async def bench_bare(messages: int = 5000, size: int = 300, warmup: int = 500) -> Figures:
@@ -179,9 +185,11 @@ async def bench_tables(
             await asyncio.sleep(0.005)
         t0 = time.perf_counter()
         c0 = _cpu()
+        b0 = _cpu(resource.RUSAGE_CHILDREN)
         results = await asyncio.gather(*runs)
         seconds = time.perf_counter() - t0
         cpu = _cpu() - c0
+        bots = _cpu(resource.RUSAGE_CHILDREN) - b0  # waited-for bot processes, start-up included
     finally:
         await server.stop(1.0)
     lat: list[float] = []
@@ -194,7 +202,7 @@ async def bench_tables(
             forced += rec.forced
             played += rec.outcome.hands_played
     label = f"{tables} table{'s' if tables > 1 else ''}"
-    return Figures(label, decisions, seconds, cpu, lat, played, forced)
+    return Figures(label, decisions, seconds, cpu, lat, played, forced, bots)
 
 
 class _InstantBot(Stream):

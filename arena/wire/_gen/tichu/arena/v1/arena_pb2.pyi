@@ -745,8 +745,9 @@ class FailurePolicy(_message.Message):
     give_up). 0 = no limit.
     """
     max_rejections: _builtins.int
-    """Rejected answers allowed per DecisionRequest; one more and the default
-    action is applied at once (a strike). 0 = no limit other than the clock.
+    """Counted rejections per DecisionRequest: the one that reaches this number
+    applies the default action at once (a strike). 0 = no limit other than
+    the clock.
     """
     reconnect_grace_ms: _builtins.int
     """How long a seat whose stream dropped is held for a resuming Hello, in
