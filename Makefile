@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck bench install clean
+.PHONY: demo test lint typecheck bench ladder install clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -29,6 +29,21 @@ test: lint typecheck
 
 bench: $(STAMP)
 	$(BIN)/arena bench engine
+
+# The reference ladder: each rung's fixed-partnership event played afresh (old results removed;
+# the search rung alone takes about 25 minutes), then leaderboards/reference.{md,json} from the
+# rung leaderboards. Not part of `make test`. After an interruption, `arena event run` with the
+# same --db continues a rung instead.
+LADDER := ladder-greedy-random ladder-heuristic-greedy ladder-search-heuristic
+
+ladder: $(STAMP)
+	for rung in $(LADDER); do \
+	  rm -rf runs/$$rung.sqlite runs/$$rung.sqlite-wal runs/$$rung.sqlite-shm \
+	    runs/$$rung.sqlite.replays runs/$$rung.sqlite.logs && \
+	  $(BIN)/arena event run example_bots/events/$$rung.toml --db runs/$$rung.sqlite \
+	    || exit 1; \
+	done
+	$(BIN)/arena ladder $(LADDER:%=leaderboards/%.json)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

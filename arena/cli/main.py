@@ -11,6 +11,7 @@ import typer
 from arena.cli import bench, event, replay
 from arena.cli.gate import GateCommand, gate
 from arena.cli.kit import check_bot_command, new_bot_command
+from arena.cli.ladder import ladder
 from arena.cli.leaderboard import leaderboard
 from arena.cli.play import play
 from arena.cli.ratings import ratings
@@ -26,6 +27,7 @@ app.add_typer(bench.app, name="bench")
 app.add_typer(event.app, name="event")
 app.command("ratings")(ratings)
 app.command("leaderboard")(leaderboard)
+app.command("ladder")(ladder)
 app.command("play")(play)
 app.command("serve")(serve)
 app.command("gate", cls=GateCommand)(gate)

@@ -38,16 +38,15 @@ from arena.rules import (
 from arena.wire import PROTOCOL_VERSION, pb, pb_grpc
 from arena.wire.convert import (
     AnswerError,
-    EventFeed,
     decode_answer,
     default_answer,
-    encode_match_result,
     encode_options,
     encode_request,
 )
 from example_bots.random.bot import RandomBot
 from sdk import Bot
 from sdk.client import BotClient, ClientConfig, load_bot
+from tests.wire.event_feed import EventFeed, encode_match_result
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "seat-token-1"

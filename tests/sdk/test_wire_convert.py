@@ -47,7 +47,6 @@ from arena.rules.state import Event, EventKind
 from arena.wire import FIGURE_COUNT, FIGURE_MASK_BYTES, pb
 from arena.wire.convert import (
     AnswerError,
-    EventFeed,
     HistoryCache,
     decode_answer,
     decode_event,
@@ -63,6 +62,7 @@ from arena.wire.convert import (
     hand_events,
     varint,
 )
+from tests.wire.event_feed import EventFeed
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 OPTIONS = (

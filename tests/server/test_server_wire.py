@@ -16,7 +16,8 @@ from arena.rules import Match, Options, Phase, Play, combinations, observe, pars
 from arena.server import ArenaServer, TableSpec
 from arena.server.codec import encode_table_event, event_bytes, request_bytes
 from arena.wire import pb
-from arena.wire.convert import EventFeed, decode_request, encode_request
+from arena.wire.convert import decode_request, encode_request
+from tests.wire.event_feed import EventFeed
 
 pytestmark = pytest.mark.timeout(60)
 
