@@ -121,6 +121,7 @@ class Referee:
         config: MatchConfig | None = None,
         watch: Callable[[TableEvent], None] | None = None,
         on_give_up: Callable[[int], None] | None = None,
+        broadcast: Callable[[TableEvent], None] | None = None,
     ) -> None:
         if len(seats) != 4:
             raise ValueError(f"a match needs four seats, not {len(seats)}")
@@ -133,6 +134,9 @@ class Referee:
         self.failures: list[Failure] = []
         self.watch = watch
         self.on_give_up = on_give_up
+        # Delivers a public event to the four seats at once (a table that encodes it once
+        # and fans it out itself); without it, each seat's ``notify``.
+        self.broadcast = broadcast
         self.seq = 0
         self.decisions = 0
         self.forced = 0
@@ -462,11 +466,13 @@ class Referee:
         if self.watch is not None:
             self.watch(ev)
         only = ev.only_seat
-        if only < 0:
+        if only >= 0:
+            self.seats[only].notify(ev)
+        elif self.broadcast is not None:
+            self.broadcast(ev)
+        else:
             for seat in self.seats:
                 seat.notify(ev)
-        else:
-            self.seats[only].notify(ev)
 
     def _publish_new(self) -> None:
         """Turns the rules events since the last call into table events and sends them."""

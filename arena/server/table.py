@@ -19,6 +19,7 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import partial
 from pathlib import Path
 
 import grpc
@@ -36,7 +37,7 @@ from arena.referee import (
 )
 from arena.rules import Match, Options
 from arena.rules.state import Deal
-from arena.server.seat import EventCodec, GrpcSeat, Refused
+from arena.server.seat import EventCodec, GrpcSeat, Refused, broadcast
 
 CRASH_CHECK_S = 0.25
 """How long after a managed bot's stream drops the table waits to see whether it crashed."""
@@ -127,7 +128,7 @@ class Table:
         self._exit_codes: dict[int, int] = {}
         self._lost: dict[int, asyncio.TimerHandle] = {}
         self._all_joined = asyncio.Event()
-        codec = EventCodec(spec.options.tournament)
+        self.codec = codec = EventCodec(spec.options.tournament)
         self.seats = [GrpcSeat(self, s, tokens[s], self._info(s, 1), codec) for s in range(4)]
         self._task: asyncio.Task[list[MatchRecord]] | None = None
 
@@ -199,7 +200,13 @@ class Table:
         )
         absent = [(s.seat, *self._why_absent(s.seat)) for s in self.seats if s.stream is None]
         watch = self._watch if self.watchers else None
-        referee = Referee(self.seats, config, watch=watch, on_give_up=self._given_up)
+        referee = Referee(
+            self.seats,
+            config,
+            watch=watch,
+            on_give_up=self._given_up,
+            broadcast=partial(broadcast, self.seats, self.codec),
+        )
         self.referee = referee
         self.state = TableState.PLAYING
         try:
