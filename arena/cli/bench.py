@@ -46,6 +46,7 @@ def grpc_bench(
     import asyncio
 
     from arena.manifest import ManifestError, resolve_bot
+    from arena.server.app import freeze_heap
     from arena.server.bench import bench_bare, bench_logic, bench_tables
 
     try:
@@ -54,6 +55,7 @@ def grpc_bench(
     except (ManifestError, ValueError) as e:
         print(f"error: {e}")
         raise typer.Exit(2) from None
+    freeze_heap()  # as the long-running commands do
     floor = None
     if bare:
         floor = asyncio.run(bench_bare(bare))
@@ -75,8 +77,19 @@ def grpc_bench(
             f"{f.label:<17}: {4 * n} '{manifest.name}' processes, {f.hands} hands,"
             f" {f.messages:,} decisions asked (+{f.forced:,} forced) in {f.seconds:.2f} s"
         )
-        print(f"  decisions/s    : {f.per_second:,.0f}")
-        print(f"  hands/s        : {f.hands_per_second:,.1f}")
+        if n > 1:
+            full_hands = f.full_rate * f.hands / f.messages if f.messages else 0.0
+            print(
+                f"  decisions/s    : {f.full_rate:,.0f} while all {n} tables played"
+                f" ({f.per_second:,.0f} over the whole run)"
+            )
+            print(
+                f"  hands/s        : {full_hands:,.1f} while all {n} tables played"
+                f" ({f.hands_per_second:,.1f} over the whole run)"
+            )
+        else:
+            print(f"  decisions/s    : {f.per_second:,.0f}")
+            print(f"  hands/s        : {f.hands_per_second:,.1f}")
         print(f"  p50 / p99      : {f.p50_us:,.0f} / {f.p99_us:,.0f} us per decision")
         extra = f" ({f.cpu_us - floor.cpu_us:+,.0f} vs bare)" if floor is not None else ""
         print(f"  referee CPU    : {f.cpu_us:,.0f} us per decision{extra}")
@@ -93,7 +106,9 @@ def event_bench(
 ) -> None:
     """A 4-bot round robin on duplicate boards over gRPC: wall time, hands/s, CPU split."""
     from arena.events.bench import bench_event
+    from arena.server.app import freeze_heap
 
+    freeze_heap()
     f = bench_event(bot, boards, jobs)
     cpu = f.referee_cpu + f.bots_cpu
     print(f"event            : {f.boards} boards, {f.hands} hands, {f.failures} failures")

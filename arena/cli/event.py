@@ -25,6 +25,7 @@ from arena.events.runner import Progress as RunProgress
 from arena.events.store import EventStore, StoreError
 from arena.manifest import ManifestError
 from arena.ratings import RatingError, fit_ratings
+from arena.server.app import freeze_heap
 
 app = typer.Typer(help="Run round-robin events, gauntlets and leagues.", no_args_is_help=True)
 console = Console()
@@ -98,6 +99,7 @@ def _play(
     quiet: bool,
     db: Path,
 ) -> None:
+    freeze_heap()
     summary = store.event_summary(event)
     boards_total = summary.boards_total
     with Progress(

@@ -28,6 +28,7 @@ from arena.gate import (
     run_gate,
 )
 from arena.ratings.sprt import DEFAULT_MIN_PAIRS
+from arena.server.app import freeze_heap
 
 ERROR_EXIT = 3
 LOG_EVERY_S = 10.0
@@ -172,6 +173,7 @@ def gate(
             seed=seed,
             db=db,
         )
+        freeze_heap()
         try:
             report = run_gate(config, on_look=live)
         finally:

@@ -34,6 +34,7 @@ from arena.referee import (
     TimeControl,
 )
 from arena.rules import Options
+from arena.server.app import freeze_heap
 from sdk.bot import Bot
 
 console = Console(soft_wrap=True)
@@ -145,6 +146,7 @@ def play(
         highlight=False,
     )
     progress = _Progress(names, quiet)
+    freeze_heap()
     if in_process:
         try:
             players = [_load_bot(m) for m in manifests]

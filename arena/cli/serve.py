@@ -37,6 +37,7 @@ from arena.cli.play import (
 )
 from arena.referee import MatchRecord, TimeControl
 from arena.server import ArenaServer, Seating, Table, TableSpec
+from arena.server.app import freeze_heap
 
 console = Console(stderr=True, soft_wrap=True)
 
@@ -152,6 +153,7 @@ async def _serve(
     )
     server.manager.on_match = _report
     bound = await server.start()
+    freeze_heap()
     console.print(
         f"referee listening on {host}:{bound}"
         f"{' (open tables: ' + seating.value + ')' if key_map is not None else ''};"
