@@ -159,7 +159,7 @@ class _Open:
     decision: Decision
     future: asyncio.Future[Answer]
     sent: float  # loop time when queued
-    timer: asyncio.TimerHandle | None = None
+    due: float  # loop time of the deadline (decision time plus bank)
     rejections: int = 0
 
     def left_ms(self, now: float) -> int:
@@ -218,6 +218,8 @@ class GrpcSeat:
         self._own: bytearray | None = None  # this seat's history, once it differs
         self._defaulted: set[int] = set()
         self._welcomed = 0  # match_no of the last Welcome sent for this seat
+        self._alarm: asyncio.TimerHandle | None = None  # the clock (see ``_ring``)
+        self._alarm_at = 0.0
         self._loop = asyncio.get_running_loop()
 
     # ---------------------------------------------------------------- Seat protocol
@@ -274,17 +276,21 @@ class GrpcSeat:
         loop = self._loop
         fut: asyncio.Future[Answer] = loop.create_future()
         now = loop.time()
-        op = _Open(rid, decision, fut, now)
-        limit = (decision.deadline_ms + decision.bank_ms) / 1000.0
-        op.timer = loop.call_at(now + limit, self._expire, op)
+        due = now + (decision.deadline_ms + decision.bank_ms) / 1000.0
+        op = _Open(rid, decision, fut, now, due)
         self._open = op
+        alarm = self._alarm
+        if alarm is None or self._alarm_at > due:
+            if alarm is not None:
+                alarm.cancel()
+            self._alarm = loop.call_at(due, self._ring)
+            self._alarm_at = due
         st = self.stream
         if st is not None:
             st.send(body)
         try:
             answer = await fut
         finally:
-            op.timer.cancel()
             self._open = None
         if answer.action is not None:
             self.latencies.append(answer.elapsed_ms)
@@ -422,6 +428,24 @@ class GrpcSeat:
             return
         left = op.left_ms(self._loop.time())
         stream.send(error_bytes(code, op.rid, text, ms_left=left))
+
+    def _ring(self) -> None:
+        """The seat's clock: times the open request out if it is due, else waits for it.
+
+        The alarm is not cancelled when an answer comes in time: it stays set for an
+        earlier deadline and, when it rings, moves on to the open request's deadline (or
+        stops when none is open). So a decision usually costs no timer of its own.
+        """
+        self._alarm = None
+        op = self._open
+        if op is None or op.future.done():
+            return
+        loop = self._loop
+        if loop.time() + 1e-6 >= op.due:
+            self._expire(op)
+        else:
+            self._alarm = loop.call_at(op.due, self._ring)
+            self._alarm_at = op.due
 
     def _expire(self, op: _Open) -> None:
         if op.future.done():
