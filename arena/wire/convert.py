@@ -710,22 +710,19 @@ def encode_request_bytes(
         entries = _trick_entries(obs)
         if entries:
             t = bytearray()
+            cards = 0
             for s, play, oot in entries:
-                pb_ = _PLAY_PASS if play is None else _PLAY_BYTES[play]
-                e = b"\x12" + varint(len(pb_)) + pb_
-                if s:
-                    e = b"\x08" + _ONE_BYTE[s] + e
-                if oot:
-                    e += b"\x18\x01"
+                if play is None:
+                    e = _SEAT_FIELD[s] + _PASS_FIELD
+                else:
+                    e = _SEAT_FIELD[s] + _PLAY_FIELDS[play]
+                    cards |= play[3]
+                    if oot:
+                        e += b"\x18\x01"
                 t += b"\x0a" + varint(len(e)) + e
             top_seat, top = obs.trick[-1]
-            pb_ = _PLAY_BYTES[top]
-            t += b"\x12" + varint(len(pb_)) + pb_
-            if top_seat:
-                t += b"\x18" + _ONE_BYTE[top_seat]
-            pts = 0
-            for _, p in obs.trick:
-                pts += points_of(p[3])
+            t += _PLAY_FIELDS[top] + _TOP_SEAT_FIELD[top_seat]
+            pts = points_of(cards)
             if pts:
                 t += b"\x20" + int32_bytes(pts)
             v += b"\x4a" + varint(len(t)) + t
@@ -736,18 +733,8 @@ def encode_request_bytes(
         v += b"\x58" + _ONE_BYTE[turn]
     if obs.out:
         v += b"\x62" + _ONE_BYTE[len(obs.out)] + bytes(obs.out)
-    given = obs.given
-    if given is not None:
-        g = [0, 0, 0, 0]
-        g[(seat + 1) & 3] = 1 << given[0]
-        g[(seat + 2) & 3] = 1 << given[1]
-        g[(seat + 3) & 3] = 1 << given[2]
-        v += b"\x6a\x20" + _FOUR_FIXED64.pack(*g)
-    if obs.received:
-        r = [0, 0, 0, 0]
-        for k, c in enumerate(obs.received, 1):
-            r[(seat - k) & 3] = 1 << c
-        v += b"\x72\x20" + _FOUR_FIXED64.pack(*r)
+    if obs.given is not None or obs.received:
+        v += _EXCHANGE_FIELDS[(seat, obs.given, obs.received)]
     won = b"".join(map(int32_bytes, obs.won_points))
     v += b"\x7a" + _ONE_BYTE[len(won)] + won
     if obs.played:
@@ -816,8 +803,47 @@ class _PlayBytes(dict[Play, bytes]):
 _PLAY_BYTES = _PlayBytes()
 play_bytes = _PLAY_BYTES.__getitem__
 """``play_bytes(play)``: the serialized wire ``Play`` of a rules ``Play`` (cached)."""
-_PLAY_PASS = b"\x08\x01"  # Play{combo: COMBO_PASS}
 _FOUR_FIXED64 = struct.Struct("<4Q")
+_SEAT_FIELD = (b"", b"\x08\x01", b"\x08\x02", b"\x08\x03")  # TrickEntry.seat
+_TOP_SEAT_FIELD = (b"", b"\x18\x01", b"\x18\x02", b"\x18\x03")  # Trick.top_seat
+_PASS_FIELD = b"\x12\x02\x08\x01"  # TrickEntry.play = Play{combo: COMBO_PASS}
+
+
+class _PlayFields(dict[Play, bytes]):
+    """Per play: the play as a length-delimited field 2 (``TrickEntry.play``, ``Trick.top``)."""
+
+    def __missing__(self, play: Play) -> bytes:
+        if len(self) >= 100_000:
+            self.clear()
+        body = _PLAY_BYTES[play]
+        b = self[play] = b"\x12" + varint(len(body)) + body
+        return b
+
+
+class _ExchangeFields(dict[tuple[int, Exchange | None, tuple[int, ...]], bytes]):
+    """Per (seat, cards given, cards received): ``View.given_to`` and ``received_from``."""
+
+    def __missing__(self, key: tuple[int, Exchange | None, tuple[int, ...]]) -> bytes:
+        if len(self) >= 100_000:
+            self.clear()
+        seat, given, received = key
+        b = b""
+        if given is not None:
+            g = [0, 0, 0, 0]
+            for k, c in enumerate(given, 1):
+                g[(seat + k) & 3] = 1 << c
+            b = b"\x6a\x20" + _FOUR_FIXED64.pack(*g)
+        if received:
+            r = [0, 0, 0, 0]
+            for k, c in enumerate(received, 1):
+                r[(seat - k) & 3] = 1 << c
+            b += b"\x72\x20" + _FOUR_FIXED64.pack(*r)
+        self[key] = b
+        return b
+
+
+_PLAY_FIELDS = _PlayFields()
+_EXCHANGE_FIELDS = _ExchangeFields()
 _SEATING_FIELD = b"\x92\x01\x04" + bytes(_IDENTITY_SEATING)  # View.seating = 18
 
 
