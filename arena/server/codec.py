@@ -19,8 +19,8 @@ from arena.wire.convert import (
     encode_play,
     encode_request_bytes,
     encode_scores,
+    entry_bytes,
     int32_bytes,
-    play_bytes,
     varint,
 )
 
@@ -138,12 +138,7 @@ def event_bytes(ev: TableEvent, tournament: bool = False) -> EventBytes:
     seat = ev.seat
     if t is EventType.PLAYED:
         assert ev.play is not None
-        pb_ = play_bytes(ev.play)
-        kind = b"\x12" + varint(len(pb_)) + pb_
-        if seat:
-            kind = b"\x08" + varint(seat) + kind
-        if ev.out_of_turn:
-            kind += b"\x18\x01"
+        kind = entry_bytes(seat, ev.play, ev.out_of_turn)
         kind = b"\x3a" + varint(len(kind)) + kind
     elif t is EventType.PASSED:
         kind = b"\x42\x02\x08" + varint(seat) if seat else b"\x42\x00"

@@ -59,11 +59,11 @@ __all__ = [
     "encode_request",
     "encode_request_bytes",
     "encode_scores",
+    "entry_bytes",
     "figure_index",
     "hand_events",
     "int32_bytes",
     "legal_plays_bytes",
-    "play_bytes",
 ]
 
 _new = tuple.__new__
@@ -715,10 +715,8 @@ def encode_request_bytes(
                 if play is None:
                     e = _SEAT_FIELD[s] + _PASS_FIELD
                 else:
-                    e = _SEAT_FIELD[s] + _PLAY_FIELDS[play]
+                    e = entry_bytes(s, play, oot)
                     cards |= play[3]
-                    if oot:
-                        e += b"\x18\x01"
                 t += b"\x0a" + varint(len(e)) + e
             top_seat, top = obs.trick[-1]
             t += _PLAY_FIELDS[top] + _TOP_SEAT_FIELD[top_seat]
@@ -801,8 +799,6 @@ class _PlayBytes(dict[Play, bytes]):
 
 
 _PLAY_BYTES = _PlayBytes()
-play_bytes = _PLAY_BYTES.__getitem__
-"""``play_bytes(play)``: the serialized wire ``Play`` of a rules ``Play`` (cached)."""
 _FOUR_FIXED64 = struct.Struct("<4Q")
 _SEAT_FIELD = (b"", b"\x08\x01", b"\x08\x02", b"\x08\x03")  # TrickEntry.seat
 _TOP_SEAT_FIELD = (b"", b"\x18\x01", b"\x18\x02", b"\x18\x03")  # Trick.top_seat
@@ -843,6 +839,14 @@ class _ExchangeFields(dict[tuple[int, Exchange | None, tuple[int, ...]], bytes])
 
 
 _PLAY_FIELDS = _PlayFields()
+
+
+def entry_bytes(seat: int, play: Play, out_of_turn: int | bool) -> bytes:
+    """A play by a seat as the body of a ``TrickEntry`` or a ``Played`` event (same fields)."""
+    b = _SEAT_FIELD[seat] + _PLAY_FIELDS[play]
+    return b + b"\x18\x01" if out_of_turn else b
+
+
 _EXCHANGE_FIELDS = _ExchangeFields()
 _SEATING_FIELD = b"\x92\x01\x04" + bytes(_IDENTITY_SEATING)  # View.seating = 18
 
