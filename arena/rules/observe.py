@@ -55,6 +55,20 @@ class Observation:
         return ((1 << 56) - 1) & ~known
 
 
+class _WonPoints(dict[tuple[Mask, Mask, Mask, Mask], tuple[int, int, int, int]]):
+    """Card points of the four won piles, remembered: the piles change only when a trick ends."""
+
+    def __missing__(self, won: tuple[Mask, Mask, Mask, Mask]) -> tuple[int, int, int, int]:
+        if len(self) >= 10_000:
+            self.clear()
+        a, b, c, d = won
+        points = self[won] = (points_of(a), points_of(b), points_of(c), points_of(d))
+        return points
+
+
+_WON_POINTS = _WonPoints()
+
+
 def observe(match: Match, seat: int) -> Observation:
     """Builds ``seat``'s view of ``match``."""
     m = match
@@ -98,7 +112,7 @@ def observe(match: Match, seat: int) -> Observation:
         tuple(m.out),
         # Everything played this hand lies on the table or in a won pile.
         m.trick_cards | won[0] | won[1] | won[2] | won[3],
-        (points_of(won[0]), points_of(won[1]), points_of(won[2]), points_of(won[3])),
+        _WON_POINTS[(won[0], won[1], won[2], won[3])],
         ex[seat],
         received,
         (m.scores[0], m.scores[1]),
