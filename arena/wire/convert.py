@@ -967,10 +967,10 @@ def decode_request(
         raise InvalidActionError(f"unknown decision kind {msg.kind}")
     v = msg.view
     seat = v.seat
-    c = list(v.card_counts)
-    gr = list(v.grand_tichu)
-    ti = list(v.tichu)
-    wp = list(v.won_points)
+    c = tuple(v.card_counts)
+    gr = tuple(v.grand_tichu)
+    ti = tuple(v.tichu)
+    wp = tuple(v.won_points)
     if len(c) != 4 or len(gr) != 4 or len(ti) != 4 or len(wp) != 4:
         raise InvalidActionError("a view needs 4 card counts, calls and won points")
     trick: tuple[tuple[int, Play], ...] = ()
@@ -1021,27 +1021,27 @@ def decode_request(
         legal = tuple([_new(Gift, (x,)) for x in lg.values])
     else:
         legal = ()
-    return Observation(
-        seat=seat,
-        phase=phase,
-        to_act=seat,
-        hand_no=v.hand_number - 1,
-        hand=v.hand,
-        card_counts=(c[0], c[1], c[2], c[3]),
-        grand=(gr[0], gr[1], gr[2], gr[3]),
-        tichu=(ti[0], ti[1], ti[2], ti[3]),
-        trick=trick,
-        wish=v.wish_rank,
-        out=tuple(v.finished),
-        played=v.played,
-        won_points=(wp[0], wp[1], wp[2], wp[3]),
-        given=given,
-        received=received,
-        scores=decode_scores(v.scores),
-        options=options,
-        events=tuple(events),
-        legal=legal,
-        may_call_tichu=v.may_call_tichu,
+    return Observation(  # positional, in field order (every request of a bot comes here)
+        seat,
+        phase,
+        seat,
+        v.hand_number - 1,
+        v.hand,
+        c,  # four of each: checked above
+        gr,
+        ti,
+        trick,
+        v.wish_rank,
+        tuple(v.finished),
+        v.played,
+        wp,
+        given,
+        received,
+        decode_scores(v.scores),
+        options,
+        events,
+        legal,
+        v.may_call_tichu,
     )
 
 
