@@ -24,6 +24,7 @@ from typing import Any
 
 from arena.events.leaderboard import FORMAT as LEADERBOARD_FORMAT
 from arena.events.leaderboard import VERSION as LEADERBOARD_VERSION
+from arena.events.leaderboard import write_files
 
 __all__ = [
     "FORMAT",
@@ -395,15 +396,7 @@ def write_ladder(
     """
     if not name or Path(name).name != name or name.startswith("."):
         raise ValueError(f"ladder name {name!r} cannot name a file")
-    directory = Path(out_dir)
-    directory.mkdir(parents=True, exist_ok=True)
-    paths: list[Path] = []
-    texts = ((".md", render_markdown(rungs, name)), (".json", render_json(rungs, name)))
-    for suffix, text in texts:
-        path = directory / f"{name}{suffix}"
-        tmp = path.with_name(path.name + ".tmp")
-        with tmp.open("w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        tmp.replace(path)
-        paths.append(path)
-    return paths[0], paths[1]
+    md, js = write_files(
+        out_dir, name, ((".md", render_markdown(rungs, name)), (".json", render_json(rungs, name)))
+    )
+    return md, js

@@ -47,6 +47,7 @@ __all__ = [
     "render_json",
     "render_markdown",
     "to_json",
+    "write_files",
     "write_leaderboard",
 ]
 
@@ -765,18 +766,32 @@ def write_leaderboard(board: Leaderboard, out_dir: Path | str) -> tuple[Path, Pa
     """
     if Path(board.event).name != board.event or board.event.startswith("."):
         raise ValueError(f"event name {board.event!r} cannot name a file")
+    md, js, page = write_files(
+        out_dir,
+        board.event,
+        (
+            (".md", render_markdown(board)),
+            (".json", render_json(board)),
+            (".html", render_html(board)),
+        ),
+    )
+    return md, js, page
+
+
+def write_files(out_dir: Path | str, name: str, texts: Sequence[tuple[str, str]]) -> list[Path]:
+    """Writes ``<name><suffix>`` for each (suffix, text) into ``out_dir``; returns the paths.
+
+    Each file is written to a temporary name and renamed into place, so a reader never sees
+    half a file.
+    """
     directory = Path(out_dir)
     directory.mkdir(parents=True, exist_ok=True)
     paths: list[Path] = []
-    for suffix, text in (
-        (".md", render_markdown(board)),
-        (".json", render_json(board)),
-        (".html", render_html(board)),
-    ):
-        path = directory / f"{board.event}{suffix}"
+    for suffix, text in texts:
+        path = directory / f"{name}{suffix}"
         tmp = path.with_name(path.name + ".tmp")
         with tmp.open("w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
         tmp.replace(path)
         paths.append(path)
-    return paths[0], paths[1], paths[2]
+    return paths
