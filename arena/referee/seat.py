@@ -154,10 +154,13 @@ class Seat(Protocol):
 
 
 class InProcessSeat:
-    """A seat played by an ``sdk.Bot`` in this process: no wire, no clock enforcement.
+    """A seat played by an ``sdk.Bot`` in this process: no wire, the same clock.
 
     Tichu is offered first (``bot.call_tichu``) whenever the view allows a call, then the
-    answer is ``bot.act(obs)``. An exception raised by the bot is reported as a crash.
+    answer is ``bot.act(obs)``. The bot is told its time (``bot.deadline_ms``, as the SDK
+    client does); a bot in this process cannot be interrupted, so an answer that comes later
+    than the decision time plus the bank is discarded as a timeout, as a late answer over the
+    wire would be. An exception raised by the bot is reported as a crash.
     """
 
     def __init__(self, bot: Bot, name: str = "") -> None:
@@ -174,8 +177,10 @@ class InProcessSeat:
             self.bot.on_match_end(event.outcome.scores)
 
     async def decide(self, decision: Decision) -> Answer:
-        """Asks the bot directly; the time it takes is measured, not limited."""
+        """Asks the bot directly; a late answer is a timeout (see the class docstring)."""
         obs = decision.obs
+        limit = decision.deadline_ms + decision.bank_ms
+        self.bot.deadline_ms = float(limit)
         t0 = time.perf_counter()
         try:
             call = obs.may_call_tichu and bool(self.bot.call_tichu(obs))
@@ -184,7 +189,11 @@ class InProcessSeat:
             last = traceback.extract_tb(e.__traceback__)[-1:]
             where = f" at {last[0].filename}:{last[0].lineno}" if last else ""
             return Answer(None, failure=FailureKind.CRASH, detail=f"{e!r}{where}")
-        return Answer(action, call, (time.perf_counter() - t0) * 1000.0)
+        elapsed = (time.perf_counter() - t0) * 1000.0
+        if elapsed > limit:
+            detail = f"answered after {elapsed:.0f} ms, beyond the {limit} ms allowed"
+            return Answer(None, False, elapsed, FailureKind.TIMEOUT, detail)
+        return Answer(action, call, elapsed)
 
 
 class FallbackBot(Bot):
