@@ -560,7 +560,7 @@ class Referee:
                     )
                 )
             else:
-                send(TableEvent(seq, hand, _SIMPLE[kind], e.seat, value=e.value))
+                send(TableEvent(seq, hand, _SIMPLE[kind], e.seat, None, False, e.value))
 
     # ------------------------------------------------------------------ outcomes
 

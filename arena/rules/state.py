@@ -515,7 +515,7 @@ class Match:
         self.hands[s] = hand
         combos = self._combos[s]
         if combos is not None:
-            self._combos[s] = tuple(p for p in combos if not p.cards & cards)
+            self._combos[s] = tuple([p for p in combos if not p[3] & cards])
         if self._bombish[s]:
             self._bombish[s] = None  # a bomb may have been broken: screen again when needed
         ev = self.events

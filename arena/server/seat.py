@@ -409,7 +409,7 @@ class GrpcSeat:
             self._reject(stream, e.code, str(e))
             return
         elapsed = (self._loop.time() - op.sent) * 1000.0
-        op.future.set_result(Answer(action, call, elapsed, request_id=rid))
+        op.future.set_result(Answer(action, call, elapsed, None, "", rid))
 
     def _reject(self, stream: Stream, code: int, text: str) -> None:
         """An in-band error; counted against the open request, which may then default."""
