@@ -2,7 +2,7 @@
 
 ``Stream`` is one ``Referee.Play`` call. Everything the referee sends goes into the
 stream's outbox, which the call's handler drains; so the match loop never waits on a slow
-or stalled bot, and the per-decision deadline (an asyncio timer) always fires. A second
+or stalled bot, and the deadline (the seat's alarm, an asyncio timer) always fires. A second
 task reads the bot's messages and hands them to the stream's owner (a ``GrpcSeat`` or the
 lobby).
 
@@ -171,7 +171,8 @@ class _Open:
 class EventCodec:
     """Encodes each table event once for the four seats, and keeps the hand's history.
 
-    The referee sends an event to the four seats in a row, so the last encoding is reused.
+    A table's ``broadcast`` encodes a public event once for the four seats; a seat's own
+    ``notify`` reuses the last encoding when it is the same event.
     The public events of the current hand are kept as ``View.history`` entries (``history``),
     shared by the seats: a seat copies it only when it gets a private event of its own (a
     failure in a bomb window), which the others must not see.
