@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Annotated
 
 import typer
@@ -56,6 +57,9 @@ def grpc_bench(
         print(f"error: {e}")
         raise typer.Exit(2) from None
     freeze_heap()  # as the long-running commands do
+    experiments = os.environ.get("GRPC_EXPERIMENTS")
+    io = "EventEngine (gRPC's default)" if not experiments else "GRPC_EXPERIMENTS=" + experiments
+    print(f"gRPC I/O         : {io}, for the referee and the bots (arena.grpc_io)")
     floor = None
     if bare:
         floor = asyncio.run(bench_bare(bare))
@@ -93,7 +97,14 @@ def grpc_bench(
         print(f"  p50 / p99      : {f.p50_us:,.0f} / {f.p99_us:,.0f} us per decision")
         extra = f" ({f.cpu_us - floor.cpu_us:+,.0f} vs bare)" if floor is not None else ""
         print(f"  referee CPU    : {f.cpu_us:,.0f} us per decision{extra}")
-        print(f"  bots' CPU      : {f.bot_cpu_us:,.0f} us per decision (start-up included)")
+        if f.bot_cpu_playing is None:
+            print(f"  bots' CPU      : {f.bot_cpu_us:,.0f} us per decision (start-up included)")
+        else:
+            when = "while all played" if n > 1 else "while playing"
+            print(
+                f"  bots' CPU      : {1e6 * f.bot_cpu_playing:,.0f} us per decision {when}"
+                f" ({f.bot_cpu_us:,.0f} with start-up)"
+            )
 
 
 @app.command("event")

@@ -8,7 +8,8 @@ Two measurements, both with the server in this process (so its CPU is this proce
   playing ``hands`` hands. Decisions are the ones asked over the wire (forced passes are
   applied without a round trip and not counted); latency is per decision, from queuing the
   request to reading the accepted answer; CPU is the referee process's (every thread) and,
-  apart, the bot processes' (start-up included). Decisions per second are given for the
+  apart, the bot processes': over their lives (start-up included) and, on Linux, while all
+  ``n`` tables were playing (read from ``/proc``). Decisions per second are given for the
   whole run and for the time all ``n`` tables were playing (until the first finished).
 * **logic**: the referee's own work per decision without any transport: a table whose four
   seats are ``GrpcSeat``s on in-memory streams that answer at once with a random legal
@@ -21,6 +22,7 @@ Figures are printed, never asserted: the machine is shared and noisy (repeat run
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import resource
 import sys
@@ -59,6 +61,30 @@ def _cpu(who: int = resource.RUSAGE_SELF) -> float:
     return r.ru_utime + r.ru_stime
 
 
+def children_cpu() -> float | None:
+    """CPU seconds used so far by this process's running children (Linux ``/proc``), or None.
+
+    Unlike ``RUSAGE_CHILDREN``, it counts processes still running, so a window of a run can
+    be measured without their start-up.
+    """
+    if not os.path.isdir("/proc"):
+        return None
+    me = str(os.getpid())
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # gone meanwhile
+        if fields[1] == me:  # ppid; then utime and stime are fields 14 and 15 of stat
+            total += int(fields[11]) + int(fields[12])
+    return total / tick
+
+
 def percentile(values: Sequence[float], q: float) -> float:
     """The ``q`` quantile (0..1) of ``values`` by nearest rank; 0 for no values."""
     if not values:
@@ -80,6 +106,7 @@ class Figures:
     forced: int = 0
     bot_cpu_seconds: float = 0.0  # the bot processes' CPU (tables only)
     full_rate: float = 0.0  # decisions/s while every table was playing (tables only)
+    bot_cpu_playing: float | None = None  # bots' CPU s per decision meanwhile (Linux only)
 
     @property
     def per_second(self) -> float:
@@ -177,8 +204,17 @@ async def bench_tables(
         )
         for k in range(tables)
     ]
+    first_done = asyncio.Event()  # a table's match is over (before its bots are stopped)
     runs = [
-        asyncio.ensure_future(play_table(server, spec, [manifest] * 4, on_table=made.append))
+        asyncio.ensure_future(
+            play_table(
+                server,
+                spec,
+                [manifest] * 4,
+                on_table=made.append,
+                on_record=lambda k, record: first_done.set(),
+            )
+        )
         for spec in specs
     ]
     try:
@@ -189,11 +225,16 @@ async def bench_tables(
         t0 = time.perf_counter()
         c0 = _cpu()
         b0 = _cpu(resource.RUSAGE_CHILDREN)
+        k0 = children_cpu()
         # The whole-machine rate counts while all the tables play: the last ones to finish
         # would otherwise play on alone and dilute it.
-        await asyncio.wait(runs, return_when=asyncio.FIRST_COMPLETED)
+        done = asyncio.ensure_future(first_done.wait())
+        await asyncio.wait([done, *runs], return_when=asyncio.FIRST_COMPLETED)
+        done.cancel()
         answered = sum(len(seat.latencies) for table in made for seat in table.seats)
         full_rate = answered / (time.perf_counter() - t0)
+        k1 = children_cpu()
+        playing = None if k0 is None or k1 is None or not answered else (k1 - k0) / answered
         results = await asyncio.gather(*runs)
         seconds = time.perf_counter() - t0
         cpu = _cpu() - c0
@@ -210,7 +251,7 @@ async def bench_tables(
             forced += rec.forced
             played += rec.outcome.hands_played
     label = f"{tables} table{'s' if tables > 1 else ''}"
-    return Figures(label, decisions, seconds, cpu, lat, played, forced, bots, full_rate)
+    return Figures(label, decisions, seconds, cpu, lat, played, forced, bots, full_rate, playing)
 
 
 class _InstantBot(Stream):
