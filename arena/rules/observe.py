@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Any
 
 from arena.rules.actions import Action, Exchange, Phase
 from arena.rules.cards import Mask, points_of
@@ -55,6 +56,22 @@ class Observation:
         return ((1 << 56) - 1) & ~known
 
 
+_FIELD_NAMES = tuple(f.name for f in fields(Observation))
+_blank = object.__new__
+
+
+def new_observation(*values: Any) -> Observation:
+    """``Observation(*values)``, all twenty fields in order, at half the cost.
+
+    A frozen dataclass sets each field through ``object.__setattr__``; this fills the new
+    instance's ``__dict__`` at once. Every decision builds an observation (the referee's
+    ``observe``, a bot's decoded request), so the difference shows.
+    """
+    obs: Observation = _blank(Observation)
+    obs.__dict__.update(zip(_FIELD_NAMES, values, strict=True))
+    return obs
+
+
 class _WonPoints(dict[tuple[Mask, Mask, Mask, Mask], tuple[int, int, int, int]]):
     """Card points of the four won piles, remembered: the piles change only when a trick ends."""
 
@@ -97,8 +114,7 @@ def observe(match: Match, seat: int) -> Observation:
     won = m.won
     t = m.tichu
     acting = m.seat == seat and not m.over
-    # Positional, in field order: a third cheaper than keywords on the referee's hot path.
-    return Observation(
+    return new_observation(  # in field order
         seat,
         phase,
         m.seat,

@@ -37,7 +37,7 @@ from arena.rules.actions import Action, Exchange, Gift, GrandTichu, Phase, Wish
 from arena.rules.cards import DOG_BIT, PHOENIX_BIT, Mask, cards_of, points_of
 from arena.rules.combos import PASS, Play
 from arena.rules.errors import InvalidActionError
-from arena.rules.observe import Observation
+from arena.rules.observe import Observation, new_observation
 from arena.rules.state import Event, EventKind, HandResult, Options
 from arena.wire import FIGURE_COUNT, FIGURE_MASK_BYTES, pb
 
@@ -1021,7 +1021,7 @@ def decode_request(
         legal = tuple([_new(Gift, (x,)) for x in lg.values])
     else:
         legal = ()
-    return Observation(  # positional, in field order (every request of a bot comes here)
+    return new_observation(  # in field order (every request of a bot comes here)
         seat,
         phase,
         seat,

@@ -46,6 +46,7 @@ from arena.rules import (
     team_of,
 )
 from arena.rules.cards import FULL_DECK, PHOENIX_BIT, Mask
+from arena.rules.observe import new_observation
 from arena.rules.position import position
 from arena.rules.state import total_cards
 
@@ -376,6 +377,10 @@ def test_observations_hide_other_hands(seed: int) -> None:
             assert not leaked, f"seat {seat} sees {list(cards_of(leaked))} at {m.where()}"
             acting = seat == m.seat and not m.over and m.phase is not Phase.EXCHANGE
             assert obs.legal == (m.legal_actions() if acting else ())
+            # ``observe`` builds it with ``new_observation``: the same value as the constructor's.
+            values = [getattr(obs, f.name) for f in dataclasses.fields(Observation)]
+            built = Observation(*values)
+            assert obs == built and hash(obs) == hash(built) and vars(obs) == vars(built)
 
     def track(m: Match, action: Action) -> None:
         nonlocal public, hand_no
@@ -389,6 +394,17 @@ def test_observations_hide_other_hands(seed: int) -> None:
             given_by[seat] = sum(1 << c for c in action)
 
     play_out(Match(Options(hands=1), seed), random.Random(seed), before=check, after=track)
+
+
+def test_new_observation_takes_every_field_in_order() -> None:
+    obs = observe(Match(Options(), 7), 0)
+    values = [getattr(obs, f.name) for f in dataclasses.fields(Observation)]
+    assert new_observation(*values) == obs
+    assert dataclasses.replace(new_observation(*values), seat=1).seat == 1
+    with pytest.raises(ValueError):
+        new_observation(*values[:-1])
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        new_observation(*values).seat = 2  # type: ignore[misc]
 
 
 # ---------------------------------------------------------------- replay and copy
