@@ -520,18 +520,37 @@ def _next_active(counts: Sequence[int], s: int) -> int:
     return -1
 
 
+_EV_PLAY = int(EventKind.PLAY)
+_EV_PASS = int(EventKind.PASS)
+_TRICK_BOUNDARIES = frozenset(
+    {int(EventKind.TRICK_WON), int(EventKind.EXCHANGE), int(EventKind.HAND_START)}
+)
+
+
 def _trick_entries(obs: Observation) -> list[tuple[int, Play | None, int]]:
-    """The running trick with its passes: (seat, play or None for a pass, out of turn)."""
-    events = obs.events
+    """The running trick with its passes: (seat, play or None for a pass, out of turn).
+
+    One backward pass over the hand's events to the trick's start (as ``_trick_start``
+    finds it): on every play decision's path.
+    """
     if not obs.trick:
         return []
     entries: list[tuple[int, Play | None, int]] = []
-    for e in events[_trick_start(events, len(events)) :]:
+    add = entries.append
+    events = obs.events
+    for i in range(len(events) - 1, -1, -1):
+        e = events[i]
         k = e[0]
-        if k == EventKind.PLAY:
-            entries.append((e[1], e[2], e[3]))
-        elif k == EventKind.PASS:
-            entries.append((e[1], None, 0))
+        if k == _EV_PLAY:
+            play = e[2]
+            if play is not None and play[0] == _DOG_K:
+                break  # the Dog's lead ended a trick
+            add((e[1], play, e[3]))
+        elif k == _EV_PASS:
+            add((e[1], None, 0))
+        elif k in _TRICK_BOUNDARIES:
+            break
+    entries.reverse()
     return entries
 
 

@@ -51,6 +51,7 @@ from arena.wire.convert import (
     decode_answer,
     decode_event,
     decode_options,
+    decode_play,
     decode_request,
     default_answer,
     encode_answer,
@@ -120,6 +121,22 @@ def random_states(
                 m.apply(rng.choice(obs.legal))
 
 
+def reference_trick(obs: Observation) -> list[tuple[int, Play | None]]:
+    """The running trick's plays and passes, found plainly: the events after its start."""
+    if not obs.trick or obs.phase in (Phase.GRAND_TICHU, Phase.EXCHANGE):
+        return []
+    boundary = (EventKind.TRICK_WON, EventKind.EXCHANGE, EventKind.HAND_START)
+    start = 0
+    for i, e in enumerate(obs.events):
+        if e.kind in boundary or (e.play is not None and e.play.cards == DOG_BIT):
+            start = i + 1
+    return [
+        (e.seat, e.play if e.kind == EventKind.PLAY else None)
+        for e in obs.events[start:]
+        if e.kind in (EventKind.PLAY, EventKind.PASS)
+    ]
+
+
 def assert_round_trip(obs: Observation, **kwargs: int) -> pb.DecisionRequest:
     """Encodes ``obs`` both ways (message and bytes: the same bytes) and decodes it back."""
     args = {
@@ -135,6 +152,11 @@ def assert_round_trip(obs: Observation, **kwargs: int) -> pb.DecisionRequest:
     raw = encode_request_bytes(obs, history=history, victory_points=vp, **args)
     assert raw == req.SerializeToString()
     wire = pb.DecisionRequest.FromString(raw)
+    entries = [
+        (te.seat, None if te.play.combo == pb.COMBO_PASS else decode_play(te.play))
+        for te in wire.view.trick.entries
+    ]
+    assert entries == reference_trick(obs), "the trick's plays and passes"
     back = decode_request(wire, options=obs.options)
     if back != obs:
         diff = [f.name for f in fields(obs) if getattr(obs, f.name) != getattr(back, f.name)]
