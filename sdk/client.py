@@ -53,6 +53,7 @@ from typing import Any
 
 import grpc
 
+from arena.aio import run as run_loop
 from arena.rules import Action, Observation, Options
 from arena.wire import PROTOCOL_VERSION, pb
 from arena.wire.convert import (
@@ -541,7 +542,7 @@ def _play(bot: Bot, config: ClientConfig) -> int:
     gc.collect()
     gc.freeze()
     try:
-        code = asyncio.run(client.run())
+        code = run_loop(client.run())
     except BotError as e:
         print(f"error: the bot failed: {e}", file=sys.stderr)
         return EXIT_FAILED

@@ -44,8 +44,8 @@ def grpc_bench(
     seed: Annotated[int, typer.Option(help="Seed of the first table.")] = 1,
 ) -> None:
     """The referee over gRPC with bot processes on loopback: decisions/s, latency, CPU."""
-    import asyncio
-
+    from arena.aio import loop_name
+    from arena.aio import run as run_loop
     from arena.manifest import ManifestError, resolve_bot
     from arena.server.app import freeze_heap
     from arena.server.bench import bench_bare, bench_logic, bench_tables
@@ -60,23 +60,24 @@ def grpc_bench(
     experiments = os.environ.get("GRPC_EXPERIMENTS")
     io = "EventEngine (gRPC's default)" if not experiments else "GRPC_EXPERIMENTS=" + experiments
     print(f"gRPC I/O         : {io}, for the referee and the bots (arena.grpc_io)")
+    print(f"event loop       : {loop_name()}, for the referee and SDK bots (arena.aio)")
     floor = None
     if bare:
-        floor = asyncio.run(bench_bare(bare))
+        floor = run_loop(bench_bare(bare))
         print(
             f"bare ping-pong   : {floor.messages:,} round trips of 300 B, 1 client process,"
             f" {floor.per_second:,.0f}/s"
         )
         print(f"  p50 / p99      : {floor.p50_us:,.0f} / {floor.p99_us:,.0f} us")
         print(f"  server CPU     : {floor.cpu_us:,.0f} us per round trip")
-    logic = asyncio.run(bench_logic(seed=seed))
+    logic = run_loop(bench_logic(seed=seed))
     print(
         f"referee logic    : {logic.messages:,} decisions (+{logic.forced:,} forced), no transport,"
         f" {logic.hands} hands"
     )
     print(f"  referee CPU    : {logic.cpu_us:,.0f} us per decision beyond the transport")
     for n in counts:
-        f = asyncio.run(bench_tables(manifest, n, hands, seed))
+        f = run_loop(bench_tables(manifest, n, hands, seed))
         print(
             f"{f.label:<17}: {4 * n} '{manifest.name}' processes, {f.hands} hands,"
             f" {f.messages:,} decisions asked (+{f.forced:,} forced) in {f.seconds:.2f} s"

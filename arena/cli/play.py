@@ -7,7 +7,6 @@ process per seat, prints each hand as it ends, then the final table, and writes 
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import random
 import sys
@@ -21,6 +20,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from arena.aio import run as run_loop
 from arena.manifest import Manifest, ManifestError, resolve_bot
 from arena.referee import (
     EventType,
@@ -155,13 +155,13 @@ def play(
             raise typer.Exit(2) from None
         config = MatchConfig(options, seed, (), clock, policy, names=names, table_id="play")
         seats = [InProcessSeat(bot, name) for bot, name in zip(players, names, strict=True)]
-        record = asyncio.run(Referee(seats, config, watch=progress).run())
+        record = run_loop(Referee(seats, config, watch=progress).run())
         record.save(out)
     else:
         from arena.server.bots import BotStartError
 
         try:
-            record = asyncio.run(
+            record = run_loop(
                 _play_grpc(manifests, names, options, seed, clock, policy, restarts, out, progress)
             )
         except BotStartError as e:

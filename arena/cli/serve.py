@@ -21,6 +21,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from arena.aio import run as run_loop
 from arena.cli.play import (
     BankOpt,
     DecisionOpt,
@@ -121,7 +122,7 @@ def serve(
         matches=matches,
         startup_timeout_s=join_timeout,
     )
-    asyncio.run(_serve(host, port, tables, tokens, key_map, seating, spec, runs, grace))
+    run_loop(_serve(host, port, tables, tokens, key_map, seating, spec, runs, grace))
 
 
 def _report(table: Table, k: int, record: MatchRecord) -> None:

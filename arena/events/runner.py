@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena.aio import run as run_loop
 from arena.events.model import EventSpec, PlannedPlay
 from arena.events.store import EventStatus, EventStore, Failure, HandRow, StoredPlay
 from arena.manifest import Manifest, load_manifest, resolve_bot
@@ -124,7 +125,7 @@ class EventRunner:
 
     def run(self) -> Progress:
         """Plays every pending play; returns the progress reached (Ctrl-C stops cleanly)."""
-        return asyncio.run(self._run())
+        return run_loop(self._run())
 
     async def _run(self) -> Progress:
         pending = self.store.pending_plays(self.event)

@@ -42,6 +42,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table as RichTable
 
+from arena.aio import run as run_loop
 from arena.manifest import Manifest
 from arena.referee import (
     Answer,
@@ -682,7 +683,7 @@ def run_check(
     progress: Callable[[CheckResult], None] | None = None,
 ) -> CheckReport:
     """``check_bot`` in a fresh event loop."""
-    return asyncio.run(check_bot(manifest, settings, log_dir, progress))
+    return run_loop(check_bot(manifest, settings, log_dir, progress))
 
 
 def print_report(report: CheckReport, console: Console) -> None:

@@ -17,6 +17,7 @@ request again, with the time left.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ from arena.server.codec import (
 from arena.wire import pb
 from arena.wire.convert import AnswerError, decode_answer
 
+_clock = time.monotonic  # answers are timed with it; the loop's clock may count whole ms (uvloop)
 _ILLEGAL_CODES = frozenset((pb.ERROR_CODE_ILLEGAL_EXCHANGE, pb.ERROR_CODE_TICHU_NOT_ALLOWED))
 _RESULTS = (EventType.HAND_END, EventType.MATCH_END)
 
@@ -158,8 +160,8 @@ class _Open:
     rid: int
     decision: Decision
     future: asyncio.Future[Answer]
-    sent: float  # loop time when queued
-    due: float  # loop time of the deadline (decision time plus bank)
+    sent: float  # _clock() when queued
+    due: float  # _clock() at the deadline (decision time plus bank)
     rejections: int = 0
 
     def left_ms(self, now: float) -> int:
@@ -276,7 +278,7 @@ class GrpcSeat:
         body = request_bytes(decision, rid, self.history)
         loop = self._loop
         fut: asyncio.Future[Answer] = loop.create_future()
-        now = loop.time()
+        now = _clock()
         due = now + (decision.deadline_ms + decision.bank_ms) / 1000.0
         op = _Open(rid, decision, fut, now, due)
         self._open = op
@@ -284,7 +286,7 @@ class GrpcSeat:
         if alarm is None or self._alarm_at > due:
             if alarm is not None:
                 alarm.cancel()
-            self._alarm = loop.call_at(due, self._ring)
+            self._alarm = loop.call_later(due - now, self._ring)
             self._alarm_at = due
         st = self.stream
         if st is not None:
@@ -331,7 +333,7 @@ class GrpcSeat:
 
     def _resend(self, stream: Stream, op: _Open) -> None:
         """Sends the open request again with the time left (after a resume)."""
-        elapsed = int((self._loop.time() - op.sent) * 1000.0)
+        elapsed = int((_clock() - op.sent) * 1000.0)
         d = op.decision
         left = d._replace(
             deadline_ms=max(0, d.deadline_ms - elapsed),
@@ -394,7 +396,7 @@ class GrpcSeat:
                 code, text = pb.ERROR_CODE_TOO_LATE, f"request {rid} already got its default"
             else:
                 code, text = pb.ERROR_CODE_UNKNOWN_REQUEST, f"request {rid} is not open"
-            left = op.left_ms(self._loop.time()) if op is not None else 0
+            left = op.left_ms(_clock()) if op is not None else 0
             stream.send(error_bytes(code, rid, text, ms_left=left))
             return
         if a.state_seq != op.decision.state_seq:
@@ -409,7 +411,7 @@ class GrpcSeat:
         except AnswerError as e:
             self._reject(stream, e.code, str(e))
             return
-        elapsed = (self._loop.time() - op.sent) * 1000.0
+        elapsed = (_clock() - op.sent) * 1000.0
         op.future.set_result(Answer(action, call, elapsed, None, "", rid))
 
     def _reject(self, stream: Stream, code: int, text: str) -> None:
@@ -423,11 +425,11 @@ class GrpcSeat:
         if limit and op.rejections >= limit:
             kind = FailureKind.ILLEGAL if code in _ILLEGAL_CODES else FailureKind.MALFORMED
             self._defaulted.add(op.rid)
-            elapsed = (self._loop.time() - op.sent) * 1000.0
+            elapsed = (_clock() - op.sent) * 1000.0
             detail = f"{op.rejections} rejected answers; the last: {text}"
             op.future.set_result(Answer(None, False, elapsed, kind, detail, op.rid))
             return
-        left = op.left_ms(self._loop.time())
+        left = op.left_ms(_clock())
         stream.send(error_bytes(code, op.rid, text, ms_left=left))
 
     def _ring(self) -> None:
@@ -441,11 +443,11 @@ class GrpcSeat:
         op = self._open
         if op is None or op.future.done():
             return
-        loop = self._loop
-        if loop.time() + 1e-6 >= op.due:
+        early = op.due - _clock()
+        if early <= 1e-6:
             self._expire(op)
-        else:
-            self._alarm = loop.call_at(op.due, self._ring)
+        else:  # a later deadline, or a timer that rang early (uvloop's count whole ms)
+            self._alarm = self._loop.call_later(early, self._ring)
             self._alarm_at = op.due
 
     def _expire(self, op: _Open) -> None:
@@ -453,7 +455,7 @@ class GrpcSeat:
             return
         self._defaulted.add(op.rid)
         total = op.decision.deadline_ms + op.decision.bank_ms
-        elapsed = (self._loop.time() - op.sent) * 1000.0
+        elapsed = (_clock() - op.sent) * 1000.0
         op.future.set_result(
             Answer(
                 None, False, elapsed, FailureKind.TIMEOUT, f"no answer within {total} ms", op.rid
