@@ -1,8 +1,8 @@
 """Tichu Arena: referee, tournament runner and tools for Tichu bots.
 
-Importing ``arena`` chooses gRPC's polling I/O before gRPC is imported (``arena.grpc_io``).
+Importing ``arena`` sets gRPC's settings before gRPC is imported (``arena.grpc_io``).
 """
 
-from arena.grpc_io import prefer_polling_io
+from arena.grpc_io import configure
 
-prefer_polling_io()
+configure()

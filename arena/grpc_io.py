@@ -1,4 +1,4 @@
-"""gRPC's polling I/O for the referee and its bots, chosen before gRPC starts.
+"""gRPC's settings for the referee and its bots, made before gRPC starts: polling I/O.
 
 Since grpcio 1.80, gRPC Core reads and writes sockets on its EventEngine threads; under
 Python's asyncio every message then crosses one more thread. The polling I/O those threads
@@ -6,15 +6,20 @@ replaced is still there behind two of gRPC's "experiments", and on the 2-core be
 machine it costs about 15 % less CPU per message at both ends of a stream: with eight tables
 of random bots, 10 to 35 % more decisions per second (docs/referee.md, section 9).
 
-gRPC reads ``GRPC_EXPERIMENTS`` once, when it is first imported, so ``import arena`` calls
-``prefer_polling_io()``: it sets the variable for this process and for the bot processes the
-referee starts (they inherit the environment), unless
+gRPC reads its settings once, when it is first imported, so ``import arena`` calls
+``configure()``, which sets them for this process and for the bot processes the referee
+starts (they inherit the environment):
 
-* the variable is set already: ``GRPC_EXPERIMENTS=`` (empty) keeps gRPC's own choice;
-* gRPC is imported already (too late for this process; children still inherit it);
-* the installed grpcio is outside the releases known to have these experiments
-  (``POLLING_RELEASES``): a later release may drop them, and gRPC logs an error for each
-  name it does not know.
+* ``GRPC_EXPERIMENTS``, for the polling I/O, when the installed grpcio is a release known
+  to have these experiments (``POLLING_RELEASES``): a later release may drop them, and
+  gRPC logs an error for each name it does not know;
+* ``GRPC_ENABLE_FORK_SUPPORT=0``: the referee starts its bots with fork and exec (uvloop's
+  spawn, ``arena.aio``), and gRPC's fork handlers, meant for processes that go on using
+  gRPC after a fork, would only log "skipping fork() handlers" at every start.
+
+A variable that is set already is left alone (``GRPC_EXPERIMENTS=``, empty, keeps gRPC's
+default I/O); if gRPC is imported already, the settings reach only the processes started
+from now on.
 
 Standard library only, and no gRPC import: ``arena.rules`` stays pure.
 """
@@ -29,8 +34,8 @@ __all__ = [
     "POLLING_EXPERIMENTS",
     "POLLING_RELEASES",
     "choose",
+    "configure",
     "grpcio_version",
-    "prefer_polling_io",
 ]
 
 POLLING_EXPERIMENTS = "-event_engine_client,-event_engine_listener"
@@ -69,8 +74,9 @@ def choose(env: MutableMapping[str, str], version: tuple[int, int] | None) -> st
     return POLLING_EXPERIMENTS if first <= version <= last else None
 
 
-def prefer_polling_io() -> None:
-    """Sets ``GRPC_EXPERIMENTS`` for gRPC's polling I/O where ``choose`` says so."""
+def configure() -> None:
+    """Sets gRPC's settings for the referee and its bots (see the module docstring)."""
+    os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "0")
     if "GRPC_EXPERIMENTS" in os.environ:
         return
     value = choose(os.environ, grpcio_version())

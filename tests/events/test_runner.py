@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -40,8 +41,16 @@ def write_event(tmp: Path, name: str, boards: int, hands: int = 1) -> Path:
 
 
 def run_arena(*args: str, cwd: Path, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    """Runs the CLI with the gRPC settings it makes itself (none inherited from this test)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRPC_")}
     return subprocess.run(
-        [*ARENA, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False
+        [*ARENA, *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
     )
 
 
@@ -88,6 +97,8 @@ def test_event_runs_over_grpc_and_writes_the_leaderboard(tmp_path: Path) -> None
     for suffix in ("md", "json", "html"):
         assert (out / f"e2e.{suffix}").exists()
     assert "e2e.html" in done.stdout
+    # No gRPC log lines (such as "skipping fork() handlers" at every bot start).
+    assert not re.search(r"^[IWE]\d{4} ", done.stderr, re.M), done.stderr
     # Running a finished event again plays nothing and changes nothing.
     again = run_arena(
         "event", "run", str(event), "--db", str(db), "--out", str(out), "--quiet", cwd=ROOT
