@@ -2,11 +2,11 @@
 
 uvloop runs the same asyncio code with less CPU per loop turn, and a referee turns the loop
 several times per decision (the answer read, the match resumed, the next request written).
-On the 2-core benchmark machine it takes about 6 % off the referee's own CPU per decision
-and lets eight tables of random bots play 15 to 25 % more decisions per second
-(docs/referee.md, section 9). It is a dependency where it exists (not on Windows);
-``TICHU_ARENA_LOOP=asyncio`` picks asyncio's own loop instead, to compare or to rule the
-loop out.
+On the 2-core benchmark machine, against asyncio's own loop in interleaved runs, it takes
+3 to 5 µs (7 to 9 %) off the referee's own CPU per decision, and eight tables of random bots
+play 5 to 30 % more decisions per second (docs/referee.md, section 9). It is a dependency
+where it exists (not on Windows); ``TICHU_ARENA_LOOP=asyncio`` picks asyncio's own loop
+instead, to compare or to rule the loop out.
 
 uvloop's ``loop.time()`` counts whole milliseconds, so the referee measures answers with
 ``time.monotonic()`` and uses the loop's clock only to set its alarms.
