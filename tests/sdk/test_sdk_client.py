@@ -24,6 +24,7 @@ from typing import Any
 import grpc
 import pytest
 
+from arena.aio import run as run_loop
 from arena.rules import (
     CALL_TICHU,
     GRAND,
@@ -55,11 +56,11 @@ pytestmark = pytest.mark.timeout(180)
 
 
 def run_async(fn: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
-    """Runs an async test in a fresh event loop (pytest fixtures pass through)."""
+    """Runs an async test in a fresh event loop of the kind ``sdk.run`` uses (uvloop)."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> None:
-        asyncio.run(fn(*args, **kwargs))
+        run_loop(fn(*args, **kwargs))
 
     return wrapper
 
