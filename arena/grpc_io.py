@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from collections.abc import MutableMapping
+from collections.abc import Mapping
 
 __all__ = [
     "POLLING_EXPERIMENTS",
@@ -66,7 +66,7 @@ def grpcio_version() -> tuple[int, int] | None:
     return None
 
 
-def choose(env: MutableMapping[str, str], version: tuple[int, int] | None) -> str | None:
+def choose(env: Mapping[str, str], version: tuple[int, int] | None) -> str | None:
     """The ``GRPC_EXPERIMENTS`` value to set, or ``None`` to leave gRPC's default alone."""
     if "GRPC_EXPERIMENTS" in env or version is None:
         return None
