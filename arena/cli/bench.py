@@ -48,7 +48,7 @@ def grpc_bench(
     from arena.aio import run as run_loop
     from arena.manifest import ManifestError, resolve_bot
     from arena.server.app import freeze_heap
-    from arena.server.bench import bench_bare, bench_logic, bench_tables
+    from arena.server.bench import LOGIC_MATCHES, bench_bare, bench_logic, bench_tables
 
     try:
         manifest = resolve_bot(bot)
@@ -73,7 +73,7 @@ def grpc_bench(
     logic = run_loop(bench_logic(seed=seed))
     print(
         f"referee logic    : {logic.messages:,} decisions (+{logic.forced:,} forced), no transport,"
-        f" {logic.hands} hands"
+        f" {LOGIC_MATCHES} matches to 1000 ({logic.hands} hands)"
     )
     print(f"  referee CPU    : {logic.cpu_us:,.0f} us per decision beyond the transport")
     for n in counts:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from arena.referee.policy import (
@@ -62,6 +62,7 @@ from arena.rules import (
     observe,
 )
 from arena.rules.cards import DOG_BIT
+from arena.rules.observe import replace_observation
 from arena.rules.state import Deal, Event
 
 _GRAND_LEGAL: tuple[Action, ...] = (NO_GRAND, GRAND)
@@ -319,9 +320,9 @@ class Referee:
         m = self.match
         obs = observe(m, s)
         if phase is Phase.GRAND_TICHU:
-            return replace(obs, to_act=s, legal=_GRAND_LEGAL, may_call_tichu=False)
+            return replace_observation(obs, to_act=s, legal=_GRAND_LEGAL, may_call_tichu=False)
         may_call = m.hands[s].bit_count() == 14 and not m.grand[s] and not m.tichu[s]
-        return replace(obs, to_act=s, legal=(), may_call_tichu=may_call)
+        return replace_observation(obs, to_act=s, legal=(), may_call_tichu=may_call)
 
     def _settle(self, s: int, obs: Observation, answer: Answer, window: bool) -> None:
         """Applies an answer, or the default action with the failure it calls for."""

@@ -57,6 +57,8 @@ class Observation:
 
 
 _FIELD_NAMES = tuple(f.name for f in fields(Observation))
+_FIELD_SET = frozenset(_FIELD_NAMES)
+_FIELD_COUNT = len(_FIELD_NAMES)
 _blank = object.__new__
 
 
@@ -67,9 +69,23 @@ def new_observation(*values: Any) -> Observation:
     instance's ``__dict__`` at once. Every decision builds an observation (the referee's
     ``observe``, a bot's decoded request), so the difference shows.
     """
+    if len(values) != _FIELD_COUNT:  # cheaper than a strict zip
+        raise ValueError(f"an Observation has {_FIELD_COUNT} fields, not {len(values)}")
     obs: Observation = _blank(Observation)
-    obs.__dict__.update(zip(_FIELD_NAMES, values, strict=True))
+    obs.__dict__.update(zip(_FIELD_NAMES, values, strict=False))
     return obs
+
+
+def replace_observation(obs: Observation, **changes: Any) -> Observation:
+    """``dataclasses.replace(obs, **changes)`` without the constructor (see ``new_observation``)."""
+    unknown = changes.keys() - _FIELD_SET
+    if unknown:
+        raise TypeError(f"Observation has no field {', '.join(sorted(unknown))}")
+    new: Observation = _blank(Observation)
+    d = new.__dict__
+    d.update(obs.__dict__)
+    d.update(changes)
+    return new
 
 
 class _WonPoints(dict[tuple[Mask, Mask, Mask, Mask], tuple[int, int, int, int]]):

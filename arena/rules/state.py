@@ -402,15 +402,13 @@ class Match:
             legal = self.legal_actions()
             if type(action) is not Play and any(type(x) not in (int, bool) for x in action):
                 raise IllegalActionError(f"{action!r} is malformed", self.where())
-            if type(action) is not _ANSWER_TYPES[ph] or action not in legal:
-                if ph is Phase.PLAY or ph is Phase.BOMB_WINDOW:
-                    raise IllegalActionError(self._why_illegal(action), self.where())
-                raise IllegalActionError(
-                    f"{action!r} is not a legal answer to a {ph.name.lower()} decision",
-                    self.where(),
-                )
-            # Equal is not identical (Wish(8.0) == Wish(8)): keep the canonical value.
-            action = legal[legal.index(action)]
+            if type(action) is not _ANSWER_TYPES[ph]:
+                raise self._not_legal(action)
+            try:  # one scan of the list (a lead has dozens of plays)
+                # Equal is not identical (Wish(8.0) == Wish(8)): keep the canonical value.
+                action = legal[legal.index(action)]
+            except ValueError:
+                raise self._not_legal(action) from None
         self.actions.append((s, action))
         self._legal = None
         if isinstance(action, Play):
@@ -431,6 +429,14 @@ class Match:
             self._wish(s, action.rank)
         elif isinstance(action, Gift):
             self._gift(s, action.to)
+
+    def _not_legal(self, action: Action) -> IllegalActionError:
+        ph = self.phase
+        if ph is Phase.PLAY or ph is Phase.BOMB_WINDOW:
+            return IllegalActionError(self._why_illegal(action), self.where())
+        return IllegalActionError(
+            f"{action!r} is not a legal answer to a {ph.name.lower()} decision", self.where()
+        )
 
     # ----------------------------------------------------------------- hand flow
 

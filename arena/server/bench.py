@@ -283,22 +283,31 @@ class _InstantBot(Stream):
         self.bot_seconds += time.thread_time() - t
 
 
-async def bench_logic(hands: int = 200, seed: int = 1) -> Figures:
-    """The referee's own CPU per decision, with no transport (see the module docstring)."""
-    spec = TableSpec(options=Options(hands=hands), seed=seed, time=TimeControl())  # 1 s
+LOGIC_MATCHES = 16
+"""Matches to 1000 the ``logic`` figure plays (about 200 hands)."""
+
+
+async def bench_logic(matches: int = LOGIC_MATCHES, seed: int = 1) -> Figures:
+    """The referee's own CPU per decision, with no transport (see the module docstring).
+
+    The table plays ``matches`` matches to 1000 one after another, as a league does (about
+    12 hands each): a long single match would grow scores, state numbers and the match's
+    history beyond any real game's.
+    """
+    spec = TableSpec(options=Options(), seed=seed, time=TimeControl(), matches=matches)  # 1 s
     table = Table("logic", spec, ["a", "b", "c", "d"], None, lambda t: None)
     bots = [_InstantBot(seed * 10 + s) for s in range(4)]
     for s, bot in enumerate(bots):
         table.seats[s].attach(bot, resume=False)
     t0 = time.perf_counter()
     c0 = time.thread_time()
-    (record,) = await table.wait()
+    records = await table.wait()
     cpu = time.thread_time() - c0 - sum(b.bot_seconds for b in bots)
     return Figures(
         "logic",
-        record.decisions,
+        sum(r.decisions for r in records),
         time.perf_counter() - t0,
         cpu,
-        hands=record.outcome.hands_played,
-        forced=record.forced,
+        hands=sum(r.outcome.hands_played for r in records),
+        forced=sum(r.forced for r in records),
     )

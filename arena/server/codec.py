@@ -32,6 +32,13 @@ _IDENTITY_SEATING = (0, 1, 2, 3)
 _TAG_MSG_DECISION = b"\x1a"  # RefereeMessage.decision = 3
 _TAG_MSG_EVENT = b"\x22"  # RefereeMessage.event = 4
 _TAG_VIEW_HISTORY = b"\x9a\x01"  # View.history = 19
+_SEAT_VALUE_TAGS = {  # Event fields whose message starts with a seat and a value
+    EventType.WISH_MADE: b"\x4a",
+    EventType.WISH_FULFILLED: b"\x52",
+    EventType.DRAGON_GIVEN: b"\x62",
+    EventType.PLAYER_OUT: b"\x6a",
+}
+_HAND_STARTED = b"\x1a\x06\x0a\x04" + bytes(_IDENTITY_SEATING)  # Event.hand_started = 3
 
 
 class EventBytes(NamedTuple):
@@ -129,10 +136,9 @@ def encode_outcome(msg: pb.MatchResult, o: MatchOutcome, tournament: bool) -> No
 def event_bytes(ev: TableEvent, tournament: bool = False) -> EventBytes:
     """Encodes an event once for all the seats that receive it.
 
-    The events of every trick (played, passed, trick won, player out) are written as bytes
-    directly, the same bytes as ``encode_table_event(ev).SerializeToString()`` (fields in
-    number order, defaults left out; ``test_server_wire`` checks it); the rest go through
-    the message.
+    The events of a hand are written as bytes directly, the same bytes as
+    ``encode_table_event(ev).SerializeToString()`` (fields in number order, defaults left
+    out; ``test_server_wire`` checks it); results and failures go through the message.
     """
     t = ev.type
     seat = ev.seat
@@ -149,10 +155,26 @@ def event_bytes(ev: TableEvent, tournament: bool = False) -> EventBytes:
         if ev.cards:
             kind += b"\x19" + ev.cards.to_bytes(8, "little")
         kind = b"\x5a" + varint(len(kind)) + kind
-    elif t is EventType.PLAYER_OUT:
+    elif t in _SEAT_VALUE_TAGS:  # seat = 1, value = 2 (place, rank or receiving seat)
         kind = b"\x08" + varint(seat) if seat else b""
-        kind += b"\x10" + varint(ev.value)
-        kind = b"\x6a" + varint(len(kind)) + kind
+        if ev.value:
+            kind += b"\x10" + varint(ev.value)
+        if t is EventType.DRAGON_GIVEN:
+            if ev.points:
+                kind += b"\x18" + int32_bytes(ev.points)
+            if ev.cards:
+                kind += b"\x21" + ev.cards.to_bytes(8, "little")
+        kind = _SEAT_VALUE_TAGS[t] + varint(len(kind)) + kind
+    elif t is EventType.TICHU_CALLED:
+        kind = b"\x2a\x02\x08" + varint(seat) if seat else b"\x2a\x00"
+    elif t is EventType.EXCHANGE_DONE:
+        kind = b"\x32\x00"
+    elif t is EventType.HAND_STARTED:
+        kind = _HAND_STARTED
+    elif t is EventType.GRAND_TICHU_REVEALED:
+        called = bytes(ev.called)
+        kind = b"\x0a" + varint(len(called)) + called if called else b""
+        kind = b"\x22" + varint(len(kind)) + kind
     else:
         kind = b""
     if kind:

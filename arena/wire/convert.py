@@ -27,8 +27,6 @@ Where the wire and the rules core describe the same thing differently, the mappi
 from __future__ import annotations
 
 import struct
-import sys
-from array import array
 from collections.abc import Iterable, Sequence
 from itertools import repeat
 from typing import Any, cast
@@ -141,6 +139,8 @@ class _Varints(dict[int, bytes]):
     """Varints of 0..16383 looked up (a C call, the hot path); larger ones computed."""
 
     def __missing__(self, n: int) -> bytes:
+        if 1 << 14 <= n < 1 << 21:  # three bytes: a long match's state_seq
+            return bytes((n & 0x7F | 0x80, n >> 7 & 0x7F | 0x80, n >> 14))
         return _varint(n)
 
 
@@ -752,23 +752,14 @@ def encode_request_bytes(
         v += b"\x62" + _ONE_BYTE[len(obs.out)] + bytes(obs.out)
     if obs.given is not None or obs.received:
         v += _EXCHANGE_FIELDS[(seat, obs.given, obs.received)]
-    won = b"".join(map(int32_bytes, obs.won_points))
-    v += b"\x7a" + _ONE_BYTE[len(won)] + won
+    v += _WON_FIELDS[obs.won_points]
     if obs.played:
         v += b"\x81\x01" + obs.played.to_bytes(8, "little")
-    a, b = obs.scores
-    if obs.options.tournament:
-        sc = b""
-        if victory_points is not None:
-            x, y = victory_points[0], victory_points[1]
-            vp = int32_bytes(x) + int32_bytes(y) + int32_bytes(x) + int32_bytes(y)
-            sc = b"\x12" + _ONE_BYTE[len(vp)] + vp
-        pp = int32_bytes(a) + int32_bytes(b) + int32_bytes(a) + int32_bytes(b)
-        sc += b"\x1a" + _ONE_BYTE[len(pp)] + pp
-    else:
-        tp = int32_bytes(a) + int32_bytes(b)
-        sc = b"\x0a" + _ONE_BYTE[len(tp)] + tp
-    v += b"\x8a\x01" + _ONE_BYTE[len(sc)] + sc + _SEATING_FIELD
+    tournament = obs.options.tournament
+    vp = None
+    if tournament and victory_points is not None:
+        vp = (victory_points[0], victory_points[1])
+    v += _SCORES_FIELDS[(obs.scores, tournament, vp)]
     v += history
     acts = obs.legal
     if phase is Phase.PLAY or phase is Phase.BOMB_WINDOW:
@@ -797,11 +788,17 @@ def encode_request_bytes(
     return bytes(out)
 
 
+# The per-play caches below hold the plays of a few hands of every table (a hand's four
+# seats hold a few hundred): big enough to serve a hand, small enough to stay in the CPU's
+# cache (a play seen in an earlier hand rarely comes back).
+_PLAY_CACHE = 1 << 14
+
+
 class _PlayBytes(dict[Play, bytes]):
     """Per play: its serialized wire ``Play`` (bounded: cleared when full)."""
 
     def __missing__(self, play: Play) -> bytes:
-        if len(self) >= 100_000:
+        if len(self) >= _PLAY_CACHE:
             self.clear()
         kind, length, rank, cards = play
         b = b"\x08" + _ONE_BYTE[kind + 1]
@@ -828,7 +825,7 @@ class _PlayFields(dict[Play, bytes]):
     """Per play: the play as a length-delimited field 2 (``TrickEntry.play``, ``Trick.top``)."""
 
     def __missing__(self, play: Play) -> bytes:
-        if len(self) >= 100_000:
+        if len(self) >= _PLAY_CACHE:
             self.clear()
         body = _PLAY_BYTES[play]
         b = self[play] = b"\x12" + varint(len(body)) + body
@@ -839,7 +836,7 @@ class _ExchangeFields(dict[tuple[int, Exchange | None, tuple[int, ...]], bytes])
     """Per (seat, cards given, cards received): ``View.given_to`` and ``received_from``."""
 
     def __missing__(self, key: tuple[int, Exchange | None, tuple[int, ...]]) -> bytes:
-        if len(self) >= 100_000:
+        if len(self) >= 4096:
             self.clear()
         seat, given, received = key
         b = b""
@@ -860,6 +857,45 @@ class _ExchangeFields(dict[tuple[int, Exchange | None, tuple[int, ...]], bytes])
 _PLAY_FIELDS = _PlayFields()
 
 
+class _WonFields(dict[tuple[int, ...], bytes]):
+    """Per won card points by seat: ``View.won_points`` (they change when a trick ends)."""
+
+    def __missing__(self, won: tuple[int, ...]) -> bytes:
+        if len(self) >= 4096:
+            self.clear()
+        b = b"".join(map(int32_bytes, won))
+        b = self[won] = b"\x7a" + _ONE_BYTE[len(b)] + b
+        return b
+
+
+_WON_FIELDS = _WonFields()
+
+
+class _ScoresFields(dict[tuple[tuple[int, int], bool, tuple[int, int] | None], bytes]):
+    """Per (team scores, tournament, victory points): ``View.scores`` and ``View.seating``."""
+
+    def __missing__(self, key: tuple[tuple[int, int], bool, tuple[int, int] | None]) -> bytes:
+        if len(self) >= 4096:
+            self.clear()
+        (a, b), tournament, vp = key
+        if tournament:
+            sc = b""
+            if vp is not None:
+                x, y = vp
+                v = int32_bytes(x) + int32_bytes(y) + int32_bytes(x) + int32_bytes(y)
+                sc = b"\x12" + _ONE_BYTE[len(v)] + v
+            pp = int32_bytes(a) + int32_bytes(b) + int32_bytes(a) + int32_bytes(b)
+            sc += b"\x1a" + _ONE_BYTE[len(pp)] + pp
+        else:
+            tp = int32_bytes(a) + int32_bytes(b)
+            sc = b"\x0a" + _ONE_BYTE[len(tp)] + tp
+        field = self[key] = b"\x8a\x01" + _ONE_BYTE[len(sc)] + sc + _SEATING_FIELD
+        return field
+
+
+_SCORES_FIELDS = _ScoresFields()
+
+
 def entry_bytes(seat: int, play: Play, out_of_turn: int | bool) -> bytes:
     """A play by a seat as the body of a ``TrickEntry`` or a ``Played`` event (same fields)."""
     b = _SEAT_FIELD[seat] + _PLAY_FIELDS[play]
@@ -870,23 +906,28 @@ _EXCHANGE_FIELDS = _ExchangeFields()
 _SEATING_FIELD = b"\x92\x01\x04" + bytes(_IDENTITY_SEATING)  # View.seating = 18
 
 
-class _PlayColumns(dict[Play, tuple[int, bytes, int]]):
-    """Per play: its phoenix rank (0 if none), figure varint and figure bit (bounded cache)."""
+class _PlayRows(dict[Play, tuple[bytes, bytes, bytes, bytes, bytes, bytes, int]]):
+    """Per play: its six ``LegalActions`` column values as bytes, and its figure bit."""
 
-    def __missing__(self, play: Play) -> tuple[int, bytes, int]:
-        if len(self) >= 100_000:
+    def __missing__(self, play: Play) -> tuple[bytes, bytes, bytes, bytes, bytes, bytes, int]:
+        if len(self) >= _PLAY_CACHE:
             self.clear()
-        c, n = play[3], play[1]
+        kind, length, rank, cards = play
         f = figure_index(play)
-        r = self[play] = (play.phoenix_rank if c & PHOENIX_BIT and n > 1 else 0, varint(f), 1 << f)
+        phoenix = play.phoenix_rank if cards & PHOENIX_BIT and length > 1 else 0
+        r = self[play] = (
+            cards.to_bytes(8, "little"),
+            _ONE_BYTE[kind + 1],
+            _ONE_BYTE[length],
+            _ONE_BYTE[rank],
+            _ONE_BYTE[phoenix],
+            varint(f),
+            1 << f,
+        )
         return r
 
 
-_PLAY_COLUMNS = _PlayColumns()
-_KIND_TO_COMBO = bytes.maketrans(bytes(range(10)), bytes(range(1, 11)))
-_BIG_ENDIAN = sys.byteorder == "big"
-
-
+_PLAY_ROWS = _PlayRows()
 _FIGURE_MASK_TAG = b"\x3a" + varint(FIGURE_MASK_BYTES)
 
 
@@ -895,58 +936,67 @@ def legal_plays_bytes(plays: Sequence[Play]) -> bytes:
 
     The hot path of every turn: the columns are written as packed protobuf fields
     (``LegalActions`` fields 1..7: fixed64 cards, then varint columns whose values are all
-    below 128 except figures), with the per-play columns cached, and whole lists too: a
-    seat holding the same cards against the same play gets the same list (about 40 % of
-    play requests in random play). ``test_wire_convert`` checks the bytes against a
-    field-by-field encoding.
+    below 128 except figures), with the per-play columns cached. Short lists are cached
+    whole: a seat holding the same cards against the same play gets the same list (in
+    random play, 89 % of the lists of one or two plays repeat, a third of those of three or
+    four, almost none of the longer ones, which only cost a hash to look up).
+    ``test_wire_convert`` checks the bytes against a field-by-field encoding.
     """
-    return _LEGAL_BYTES[plays if type(plays) is tuple else tuple(plays)]
+    if type(plays) is not tuple:
+        plays = tuple(plays)
+    if len(plays) <= _SHORT_LIST:
+        return _SHORT_LISTS[plays]
+    return _legal_bytes(plays)
 
 
-class _LegalBytes(dict[tuple[Play, ...], bytes]):
-    """Per legal list: its ``LegalActions`` bytes (bounded: cleared when full)."""
+class _ShortLists(dict[tuple[Play, ...], bytes]):
+    """Per short legal list: its ``LegalActions`` bytes (bounded: cleared when full)."""
 
     def __missing__(self, plays: tuple[Play, ...]) -> bytes:
-        n = len(plays)
-        if not n:
-            raise ValueError("a play decision with no legal play")
         if len(self) >= 4096:
             self.clear()
-        kinds, lengths, ranks, cards = zip(*plays, strict=True)
-        phoenix, figures, bits = zip(*map(_PLAY_COLUMNS.__getitem__, plays), strict=True)
-        card_bytes = array("Q", cards)
-        if _BIG_ENDIAN:  # pragma: no cover - protobuf's fixed64 is little-endian
-            card_bytes.byteswap()
-        fig = b"".join(figures)
-        count = varint(n)
-        b = self[plays] = b"".join(
-            (
-                b"\x0a",
-                varint(8 * n),
-                card_bytes.tobytes(),
-                b"\x12",
-                count,
-                bytes(kinds).translate(_KIND_TO_COMBO),
-                b"\x1a",
-                count,
-                bytes(lengths),
-                b"\x22",
-                count,
-                bytes(ranks),
-                b"\x2a",
-                count,
-                bytes(phoenix),  # 0 but for a Phoenix in a combination
-                b"\x32",
-                varint(len(fig)),
-                fig,
-                _FIGURE_MASK_TAG,
-                sum(set(bits)).to_bytes(FIGURE_MASK_BYTES, "little"),
-            )
-        )
+        b = self[plays] = _legal_bytes(plays)
         return b
 
 
-_LEGAL_BYTES = _LegalBytes()
+def _legal_bytes(plays: tuple[Play, ...]) -> bytes:
+    n = len(plays)
+    if not n:
+        raise ValueError("a play decision with no legal play")
+    cards, combos, lengths, ranks, phoenix, figures, bits = zip(
+        *map(_PLAY_ROWS.__getitem__, plays), strict=True
+    )
+    join = b"".join
+    count = varint(n)
+    fig = join(figures)
+    return join(
+        (
+            b"\x0a",
+            varint(8 * n),
+            join(cards),
+            b"\x12",
+            count,
+            join(combos),
+            b"\x1a",
+            count,
+            join(lengths),
+            b"\x22",
+            count,
+            join(ranks),
+            b"\x2a",
+            count,
+            join(phoenix),  # 0 but for a Phoenix in a combination
+            b"\x32",
+            varint(len(fig)),
+            fig,
+            _FIGURE_MASK_TAG,
+            sum(set(bits)).to_bytes(FIGURE_MASK_BYTES, "little"),
+        )
+    )
+
+
+_SHORT_LIST = 4
+_SHORT_LISTS = _ShortLists()
 
 
 _COMBO_TO_KIND = bytes.maketrans(bytes(range(1, 11)), bytes(range(10)))

@@ -46,7 +46,7 @@ from arena.rules import (
     team_of,
 )
 from arena.rules.cards import FULL_DECK, PHOENIX_BIT, Mask
-from arena.rules.observe import new_observation
+from arena.rules.observe import new_observation, replace_observation
 from arena.rules.position import position
 from arena.rules.state import total_cards
 
@@ -405,6 +405,18 @@ def test_new_observation_takes_every_field_in_order() -> None:
         new_observation(*values[:-1])
     with pytest.raises(dataclasses.FrozenInstanceError):
         new_observation(*values).seat = 2  # type: ignore[misc]
+
+
+def test_replace_observation_is_dataclasses_replace() -> None:
+    obs = observe(Match(Options(), 7), 0)
+    changed = replace_observation(obs, to_act=3, legal=(), may_call_tichu=True)
+    assert changed == dataclasses.replace(obs, to_act=3, legal=(), may_call_tichu=True)
+    assert hash(changed) == hash(dataclasses.replace(obs, to_act=3, legal=(), may_call_tichu=True))
+    assert obs.to_act == 0 and obs != changed  # the original is untouched
+    with pytest.raises(TypeError, match="no field colour"):
+        replace_observation(obs, colour=1)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        changed.seat = 2  # type: ignore[misc]
 
 
 # ---------------------------------------------------------------- replay and copy

@@ -726,7 +726,7 @@ def test_varint_is_protobufs_encoding(n: int) -> None:
 
 
 def test_varint_covers_the_table_edges() -> None:
-    for n in (1, 127, 128, 16383, 16384, 2**21):
+    for n in (1, 127, 128, 16383, 16384, 2**21 - 1, 2**21, 2**28):
         assert pb.Action(request_id=n).SerializeToString() == b"\x08" + varint(n)
     with pytest.raises(ValueError, match="negative"):
         varint(-1)

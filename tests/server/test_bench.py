@@ -37,16 +37,18 @@ def test_children_cpu_counts_a_running_child() -> None:
 
 
 def test_bench_logic_counts_decisions_and_forced_answers() -> None:
-    f = asyncio.run(bench_logic(hands=4))
-    assert f.hands == 4
+    f = asyncio.run(bench_logic(matches=2))
+    assert f.hands >= 2  # two matches to 1000 points
     assert f.messages > 4 * 4  # four Grand Tichu answers per hand, and more
     assert f.forced > 0
     assert f.cpu_us > 0
 
 
 def test_bench_tables_plays_over_grpc_and_measures_the_bots() -> None:
-    f = asyncio.run(bench_tables(resolve_bot("minimal"), tables=2, hands=2))
-    assert f.hands == 4
+    f = asyncio.run(
+        bench_tables(resolve_bot("minimal"), tables=2, hands=6)
+    )  # a window of many clock ticks
+    assert f.hands == 12
     assert len(f.latencies_ms) >= f.messages > 0  # re-asked requests add latencies
     assert f.full_rate > 0
     assert f.bot_cpu_playing is not None and f.bot_cpu_playing > 0

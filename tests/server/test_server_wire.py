@@ -111,18 +111,23 @@ _PLAYS = [p for h in _HANDS for p in combinations(h)]
 @settings(max_examples=300, deadline=None)
 @given(
     type_=st.sampled_from(
-        [EventType.PLAYED, EventType.PASSED, EventType.TRICK_WON, EventType.PLAYER_OUT]
+        [
+            t
+            for t in EventType
+            if t not in (EventType.HAND_END, EventType.MATCH_END, EventType.FAILURE)
+        ]
     ),
     seq=st.integers(0, 2**40),
     hand=st.integers(0, 300),
     seat=st.integers(0, 3),
     play=st.sampled_from(_PLAYS),
     out_of_turn=st.booleans(),
-    value=st.integers(1, 4),
+    value=st.integers(0, 14),
     points=st.integers(-25, 125),
     cards=st.integers(0, 2**56 - 1),
+    called=st.tuples(st.booleans(), st.booleans(), st.booleans(), st.booleans()),
 )
-def test_trick_events_are_written_as_their_messages_bytes(
+def test_hand_events_are_written_as_their_messages_bytes(
     type_: EventType,
     seq: int,
     hand: int,
@@ -132,9 +137,12 @@ def test_trick_events_are_written_as_their_messages_bytes(
     value: int,
     points: int,
     cards: int,
+    called: tuple[bool, bool, bool, bool],
 ) -> None:
-    """The hand-written bytes of the frequent events equal the message's serialization."""
-    ev = TableEvent(seq, hand, type_, seat, play, out_of_turn, value, points, cards)
+    """The hand-written bytes of a hand's events equal the message's serialization."""
+    if type_ is not EventType.GRAND_TICHU_REVEALED:
+        called = ()  # type: ignore[assignment]
+    ev = TableEvent(seq, hand, type_, seat, play, out_of_turn, value, points, cards, called)
     body = encode_table_event(ev).SerializeToString()
     assert (
         event_bytes(ev).message
