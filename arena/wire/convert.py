@@ -938,8 +938,9 @@ def legal_plays_bytes(plays: Sequence[Play]) -> bytes:
     (``LegalActions`` fields 1..7: fixed64 cards, then varint columns whose values are all
     below 128 except figures), with the per-play columns cached. Short lists are cached
     whole: a seat holding the same cards against the same play gets the same list (in
-    random play, 89 % of the lists of one or two plays repeat, a third of those of three or
-    four, almost none of the longer ones, which only cost a hash to look up).
+    random play, 89 % of the lists of one or two plays repeat and a third of those of three
+    or four); longer ones almost never do, and hashing one to look it up costs a good part
+    of building it.
     ``test_wire_convert`` checks the bytes against a field-by-field encoding.
     """
     if type(plays) is not tuple:
