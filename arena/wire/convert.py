@@ -708,84 +708,99 @@ def encode_request_bytes(
     as ``View.history`` entries. ``test_wire_convert`` checks both encoders byte for byte.
     """
     phase = obs.phase
-    view_phase = _VIEW_PHASE.get(phase)
-    if view_phase is None:
+    phase_field = _VIEW_PHASE_FIELD.get(phase)
+    if phase_field is None:
         raise ValueError(f"no decision to ask in phase {phase.name}")
     seat = obs.seat
     if obs.to_act != seat:
         raise ValueError(f"seat {seat} is not to act (seat {obs.to_act} is)")
-    v = bytearray()
-    if seat:
-        v += b"\x08" + _ONE_BYTE[seat]
-    v += b"\x10" + varint(obs.hand_no + 1) + b"\x18" + _ONE_BYTE[view_phase]
-    if obs.hand:
-        v += b"\x21" + obs.hand.to_bytes(8, "little")
-    v += b"\x2a\x04" + bytes(obs.card_counts)
-    v += b"\x32\x04" + bytes(obs.grand) + b"\x3a\x04" + bytes(obs.tichu)
+    hand = obs.hand
+    # The view's fields as parts joined once: a ``bytes + bytes`` or ``bytearray +=`` per
+    # field costs more than the field.
+    v: list[bytes | bytearray] = [
+        _SEAT_FIELD[seat],
+        b"\x10",
+        varint(obs.hand_no + 1),
+        phase_field,
+        b"\x21" + hand.to_bytes(8, "little") if hand else b"",
+        b"\x2a\x04",
+        bytes(obs.card_counts),
+        b"\x32\x04",
+        bytes(obs.grand),
+        b"\x3a\x04",
+        bytes(obs.tichu),
+    ]
+    add = v.append
     if obs.may_call_tichu:
-        v += b"\x40\x01"
+        add(b"\x40\x01")
     turn = -1
     if phase is not Phase.GRAND_TICHU and phase is not Phase.EXCHANGE:
         entries = _trick_entries(obs)
         if entries:
-            t = bytearray()
+            t = []
             cards = 0
             for s, play, oot in entries:
                 if play is None:
-                    e = _SEAT_FIELD[s] + _PASS_FIELD
+                    t.append(_PASS_ENTRIES[s])
                 else:
                     e = entry_bytes(s, play, oot)
                     cards |= play[3]
-                t += b"\x0a" + varint(len(e)) + e
+                    t.append(b"\x0a" + varint(len(e)) + e)
             top_seat, top = obs.trick[-1]
-            t += _PLAY_FIELDS[top] + _TOP_SEAT_FIELD[top_seat]
+            t.append(_PLAY_FIELDS[top])
+            t.append(_TOP_SEAT_FIELD[top_seat])
             pts = points_of(cards)
             if pts:
-                t += b"\x20" + int32_bytes(pts)
-            v += b"\x4a" + varint(len(t)) + t
+                t.append(b"\x20" + int32_bytes(pts))
+            trick = _join(t)
+            add(b"\x4a")
+            add(varint(len(trick)))
+            add(trick)
         turn = _turn_seat(obs, entries)
     if obs.wish:
-        v += b"\x50" + _ONE_BYTE[obs.wish]
+        add(_WISH_FIELD[obs.wish])
     if turn >= 0:
-        v += b"\x58" + _ONE_BYTE[turn]
-    if obs.out:
-        v += b"\x62" + _ONE_BYTE[len(obs.out)] + bytes(obs.out)
+        add(_TURN_SEAT_FIELD[turn])
+    out = obs.out
+    if out:
+        add(b"\x62" + _ONE_BYTE[len(out)] + bytes(out))
     if obs.given is not None or obs.received:
-        v += _EXCHANGE_FIELDS[(seat, obs.given, obs.received)]
-    v += _WON_FIELDS[obs.won_points]
+        add(_EXCHANGE_FIELDS[(seat, obs.given, obs.received)])
+    add(_WON_FIELDS[obs.won_points])
     if obs.played:
-        v += b"\x81\x01" + obs.played.to_bytes(8, "little")
+        add(b"\x81\x01" + obs.played.to_bytes(8, "little"))
     tournament = obs.options.tournament
     vp = None
     if tournament and victory_points is not None:
         vp = (victory_points[0], victory_points[1])
-    v += _SCORES_FIELDS[(obs.scores, tournament, vp)]
-    v += history
+    add(_SCORES_FIELDS[(obs.scores, tournament, vp)])
+    add(history)
+    view = _join(v)
     acts = obs.legal
     if phase is Phase.PLAY or phase is Phase.BOMB_WINDOW:
         legal = legal_plays_bytes(cast("Sequence[Play]", acts))
     else:
         if phase is Phase.EXCHANGE:
-            values = bytes(cards_of(obs.hand))
+            values = bytes(cards_of(hand))
         else:  # GrandTichu (a bool), Wish (a rank), Gift (a seat): one small int each
             values = bytes([int(a[0]) for a in cast("Sequence[GrandTichu | Wish | Gift]", acts)])
         legal = b"\x42" + varint(len(values)) + values if values else b""
-    out = bytearray()
-    if request_id:
-        out += b"\x08" + varint(request_id)
-    if state_seq:
-        out += b"\x10" + varint(state_seq)
-    out += b"\x18" + _ONE_BYTE[int(phase)]
     deadline = _clamp(deadline_ms)
-    if deadline:
-        out += b"\x20" + varint(deadline)
     bank = _clamp(bank_ms)
-    if bank:
-        out += b"\x28" + varint(bank)
-    out += b"\x32" + varint(len(v)) + v
-    if legal:
-        out += b"\x3a" + varint(len(legal)) + legal
-    return bytes(out)
+    return _join(
+        (
+            b"\x08" + varint(request_id) if request_id else b"",
+            b"\x10" + varint(state_seq) if state_seq else b"",
+            _KIND_FIELD[phase],
+            b"\x20" + varint(deadline) if deadline else b"",
+            b"\x28" + varint(bank) if bank else b"",
+            b"\x32",
+            varint(len(view)),
+            view,
+            b"\x3a" + varint(len(legal)) if legal else b"",
+            legal,
+        )
+    )
 
 
 # The per-play caches below hold the plays of a few hands of every table (a hand's four
@@ -816,9 +831,18 @@ class _PlayBytes(dict[Play, bytes]):
 
 _PLAY_BYTES = _PlayBytes()
 _FOUR_FIXED64 = struct.Struct("<4Q")
-_SEAT_FIELD = (b"", b"\x08\x01", b"\x08\x02", b"\x08\x03")  # TrickEntry.seat
+_SEAT_FIELD = (b"", b"\x08\x01", b"\x08\x02", b"\x08\x03")  # TrickEntry.seat, View.seat
 _TOP_SEAT_FIELD = (b"", b"\x18\x01", b"\x18\x02", b"\x18\x03")  # Trick.top_seat
 _PASS_FIELD = b"\x12\x02\x08\x01"  # TrickEntry.play = Play{combo: COMBO_PASS}
+_PASS_ENTRIES = tuple(  # Trick.entries = TrickEntry{seat, play: a pass}, by seat
+    b"\x0a" + varint(len(_SEAT_FIELD[s] + _PASS_FIELD)) + _SEAT_FIELD[s] + _PASS_FIELD
+    for s in range(4)
+)
+_VIEW_PHASE_FIELD = {p: b"\x18" + _ONE_BYTE[v] for p, v in _VIEW_PHASE.items()}  # View.phase
+_KIND_FIELD = {p: b"\x18" + _ONE_BYTE[int(p)] for p in _VIEW_PHASE}  # DecisionRequest.kind
+_WISH_FIELD = (b"", *(b"\x50" + _ONE_BYTE[r] for r in range(1, 17)))  # View.wish_rank
+_TURN_SEAT_FIELD = tuple(b"\x58" + _ONE_BYTE[s] for s in range(4))  # View.turn_seat
+_join = b"".join
 
 
 class _PlayFields(dict[Play, bytes]):
