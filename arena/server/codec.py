@@ -39,6 +39,8 @@ _SEAT_VALUE_TAGS = {  # Event fields whose message starts with a seat and a valu
     EventType.PLAYER_OUT: b"\x6a",
 }
 _HAND_STARTED = b"\x1a\x06\x0a\x04" + bytes(_IDENTITY_SEATING)  # Event.hand_started = 3
+_join = b"".join
+_PASSED = (b"\x42\x00", b"\x42\x02\x08\x01", b"\x42\x02\x08\x02", b"\x42\x02\x08\x03")  # by seat
 
 
 class EventBytes(NamedTuple):
@@ -147,7 +149,7 @@ def event_bytes(ev: TableEvent, tournament: bool = False) -> EventBytes:
         kind = entry_bytes(seat, ev.play, ev.out_of_turn)
         kind = b"\x3a" + varint(len(kind)) + kind
     elif t is EventType.PASSED:
-        kind = b"\x42\x02\x08" + varint(seat) if seat else b"\x42\x00"
+        kind = _PASSED[seat]
     elif t is EventType.TRICK_WON:
         kind = b"\x08" + varint(seat) if seat else b""
         if ev.points:
@@ -178,12 +180,20 @@ def event_bytes(ev: TableEvent, tournament: bool = False) -> EventBytes:
     else:
         kind = b""
     if kind:
-        head = b"\x08" + varint(ev.seq) if ev.seq else b""
-        body = head + b"\x10" + varint(ev.hand) + kind if ev.hand else head + kind
+        seq, hand = ev.seq, ev.hand
+        body = _join(
+            (
+                b"\x08" if seq else b"",
+                varint(seq) if seq else b"",
+                b"\x10" if hand else b"",
+                varint(hand) if hand else b"",
+                kind,
+            )
+        )
     else:
         body = encode_table_event(ev, tournament).SerializeToString()
     n = varint(len(body))
-    return EventBytes(_TAG_MSG_EVENT + n + body, _TAG_VIEW_HISTORY + n + body)
+    return EventBytes(_join((_TAG_MSG_EVENT, n, body)), _join((_TAG_VIEW_HISTORY, n, body)))
 
 
 def request_bytes(decision: Decision, request_id: int, history: bytes | bytearray) -> bytes:
@@ -197,7 +207,7 @@ def request_bytes(decision: Decision, request_id: int, history: bytes | bytearra
         history=history,
         victory_points=decision.victory_points,
     )
-    return _TAG_MSG_DECISION + varint(len(body)) + body
+    return _join((_TAG_MSG_DECISION, varint(len(body)), body))
 
 
 def welcome_bytes(
