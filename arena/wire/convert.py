@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterable, Sequence
+from functools import reduce
 from itertools import repeat
+from operator import or_
 from typing import Any, cast
 
 from arena.rules.actions import Action, Exchange, Gift, GrandTichu, Phase, Wish
@@ -1015,7 +1017,7 @@ def _legal_bytes(plays: tuple[Play, ...]) -> bytes:
             varint(len(fig)),
             fig,
             _FIGURE_MASK_TAG,
-            sum(set(bits)).to_bytes(FIGURE_MASK_BYTES, "little"),
+            reduce(or_, bits).to_bytes(FIGURE_MASK_BYTES, "little"),
         )
     )
 
