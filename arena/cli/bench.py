@@ -44,10 +44,9 @@ def grpc_bench(
     seed: Annotated[int, typer.Option(help="Seed of the first table.")] = 1,
 ) -> None:
     """The referee over gRPC with bot processes on loopback: decisions/s, latency, CPU."""
-    from arena.aio import loop_name
+    from arena.aio import loop_name, tune_gc
     from arena.aio import run as run_loop
     from arena.manifest import ManifestError, resolve_bot
-    from arena.server.app import freeze_heap
     from arena.server.bench import LOGIC_MATCHES, bench_bare, bench_logic, bench_tables
 
     try:
@@ -56,7 +55,7 @@ def grpc_bench(
     except (ManifestError, ValueError) as e:
         print(f"error: {e}")
         raise typer.Exit(2) from None
-    freeze_heap()  # as the long-running commands do
+    tune_gc()  # as the long-running commands do
     experiments = os.environ.get("GRPC_EXPERIMENTS")
     io = "EventEngine (gRPC's default)" if not experiments else "GRPC_EXPERIMENTS=" + experiments
     print(f"gRPC I/O         : {io}, for the referee and the bots (arena.grpc_io)")
@@ -117,10 +116,10 @@ def event_bench(
     jobs: Annotated[int, typer.Option(min=1, help="Tables at once.")] = 6,
 ) -> None:
     """A 4-bot round robin on duplicate boards over gRPC: wall time, hands/s, CPU split."""
+    from arena.aio import tune_gc
     from arena.events.bench import bench_event
-    from arena.server.app import freeze_heap
 
-    freeze_heap()
+    tune_gc()
     f = bench_event(bot, boards, jobs)
     cpu = f.referee_cpu + f.bots_cpu
     print(f"event            : {f.boards} boards, {f.hands} hands, {f.failures} failures")

@@ -17,6 +17,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from arena.aio import tune_gc
 from arena.cli.ratings import _ratings_table
 from arena.events.leaderboard import build_leaderboard, write_leaderboard
 from arena.events.model import EventFileError, EventSpec, load_event, plan_event
@@ -25,7 +26,6 @@ from arena.events.runner import Progress as RunProgress
 from arena.events.store import EventStore, StoreError
 from arena.manifest import ManifestError
 from arena.ratings import RatingError, fit_ratings
-from arena.server.app import freeze_heap
 
 app = typer.Typer(help="Run round-robin events, gauntlets and leagues.", no_args_is_help=True)
 console = Console()
@@ -99,7 +99,7 @@ def _play(
     quiet: bool,
     db: Path,
 ) -> None:
-    freeze_heap()
+    tune_gc()
     summary = store.event_summary(event)
     boards_total = summary.boards_total
     with Progress(

@@ -17,6 +17,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperCommand
 
+from arena.aio import tune_gc
 from arena.gate import (
     DEFAULT_MAX_BOARDS,
     PRESETS,
@@ -28,7 +29,6 @@ from arena.gate import (
     run_gate,
 )
 from arena.ratings.sprt import DEFAULT_MIN_PAIRS
-from arena.server.app import freeze_heap
 
 ERROR_EXIT = 3
 LOG_EVERY_S = 10.0
@@ -173,7 +173,7 @@ def gate(
             seed=seed,
             db=db,
         )
-        freeze_heap()
+        tune_gc()
         try:
             report = run_gate(config, on_look=live)
         finally:

@@ -21,6 +21,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from arena.aio import run as run_loop
+from arena.aio import tune_gc
 from arena.manifest import Manifest, ManifestError, resolve_bot
 from arena.referee import (
     EventType,
@@ -34,7 +35,6 @@ from arena.referee import (
     TimeControl,
 )
 from arena.rules import Options
-from arena.server.app import freeze_heap
 from sdk.bot import Bot
 
 console = Console(soft_wrap=True)
@@ -146,7 +146,7 @@ def play(
         highlight=False,
     )
     progress = _Progress(names, quiet)
-    freeze_heap()
+    tune_gc()
     if in_process:
         try:
             players = [_load_bot(m) for m in manifests]

@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from arena.aio import run as run_loop
+from arena.aio import tune_gc
 from arena.cli.play import (
     BankOpt,
     DecisionOpt,
@@ -38,7 +39,6 @@ from arena.cli.play import (
 )
 from arena.referee import MatchRecord, TimeControl
 from arena.server import ArenaServer, Seating, Table, TableSpec
-from arena.server.app import freeze_heap
 
 console = Console(stderr=True, soft_wrap=True)
 
@@ -154,7 +154,7 @@ async def _serve(
     )
     server.manager.on_match = _report
     bound = await server.start()
-    freeze_heap()
+    tune_gc()
     console.print(
         f"referee listening on {host}:{bound}"
         f"{' (open tables: ' + seating.value + ')' if key_map is not None else ''};"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 
 import pytest
 
@@ -37,3 +39,20 @@ def test_run_returns_the_result_and_raises_the_error() -> None:
     assert run(ok()) == 7
     with pytest.raises(KeyError):
         run(fails())
+
+
+def test_tune_gc_freezes_the_heap_and_collects_the_young_less_often() -> None:
+    """In a fresh process: the settings are process-wide."""
+    probe = (
+        "import gc\n"
+        "from arena.aio import YOUNG_COLLECTION, tune_gc\n"
+        "before = gc.get_threshold()\n"
+        "tune_gc()\n"
+        "after = gc.get_threshold()\n"
+        "assert gc.get_freeze_count() > 10_000, gc.get_freeze_count()\n"
+        "assert after == (YOUNG_COLLECTION, before[1], before[2]), (before, after)\n"
+        "gc.set_threshold(50_000)\n"
+        "tune_gc()\n"
+        "assert gc.get_threshold()[0] == 50_000  # a larger setting is kept\n"
+    )
+    subprocess.run([sys.executable, "-c", probe], check=True, timeout=60)
