@@ -30,7 +30,7 @@ Policies (documented in docs/sdk.md):
   (the referee may not be listening yet). Other non-OK statuses end the client with 1,
   except ``ABORTED`` (another stream took the seat): 0.
 
-``run(bot)`` and ``main(argv)`` (behind ``python -m sdk.run module:Class``) build the
+``run(bot)`` and ``main(argv)`` (behind ``python -m sdk module:Class``) build the
 ``ClientConfig`` from keyword arguments, flags and the environment (see ``sdk/run.py``).
 """
 
@@ -52,9 +52,9 @@ from typing import Any
 
 import grpc
 
-from arena.aio import run as run_loop
-from arena.aio import tune_gc
 from arena.rules import Action, Observation, Options
+from arena.runtime.aio import run as run_loop
+from arena.runtime.aio import tune_gc
 from arena.wire import PROTOCOL_VERSION, pb
 from arena.wire.convert import (
     AnswerError,
@@ -466,7 +466,7 @@ EXIT_USAGE = 2
 
 def _parser(with_bot: bool) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m sdk.run" if with_bot else None,
+        prog="python -m sdk" if with_bot else None,
         description="Play a Tichu Arena bot on one seat of a referee.",
     )
     if with_bot:
@@ -575,7 +575,7 @@ def run(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m sdk.run module:Class [flags]``."""
+    """``python -m sdk module:Class [flags]``."""
     ns = _parser(True).parse_args(argv)
     _setup_logging(ns.log_level)
     try:

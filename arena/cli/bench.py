@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from arena.bench import bench_engine
+from arena.bench.engine import bench_engine
 
 app = typer.Typer(help="Measure performance and print the figures.", no_args_is_help=True)
 
@@ -44,10 +44,10 @@ def grpc_bench(
     seed: Annotated[int, typer.Option(help="Seed of the first table.")] = 1,
 ) -> None:
     """The referee over gRPC with bot processes on loopback: decisions/s, latency, CPU."""
-    from arena.aio import loop_name, tune_gc
-    from arena.aio import run as run_loop
-    from arena.manifest import ManifestError, resolve_bot
-    from arena.server.bench import LOGIC_MATCHES, bench_bare, bench_logic, bench_tables
+    from arena.bench.grpc import LOGIC_MATCHES, bench_bare, bench_logic, bench_tables
+    from arena.runtime.aio import loop_name, tune_gc
+    from arena.runtime.aio import run as run_loop
+    from arena.server.manifest import ManifestError, resolve_bot
 
     try:
         manifest = resolve_bot(bot)
@@ -58,8 +58,8 @@ def grpc_bench(
     tune_gc()  # as the long-running commands do
     experiments = os.environ.get("GRPC_EXPERIMENTS")
     io = "EventEngine (gRPC's default)" if not experiments else "GRPC_EXPERIMENTS=" + experiments
-    print(f"gRPC I/O         : {io}, for the referee and the bots (arena.grpc_io)")
-    print(f"event loop       : {loop_name()}, for the referee and SDK bots (arena.aio)")
+    print(f"gRPC I/O         : {io}, for the referee and the bots (arena.runtime.grpc_io)")
+    print(f"event loop       : {loop_name()}, for the referee and SDK bots (arena.runtime.aio)")
     floor = None
     if bare:
         floor = run_loop(bench_bare(bare))
@@ -116,8 +116,8 @@ def event_bench(
     jobs: Annotated[int, typer.Option(min=1, help="Tables at once.")] = 6,
 ) -> None:
     """A 4-bot round robin on duplicate boards over gRPC: wall time, hands/s, CPU split."""
-    from arena.aio import tune_gc
-    from arena.events.bench import bench_event
+    from arena.bench.event import bench_event
+    from arena.runtime.aio import tune_gc
 
     tune_gc()
     f = bench_event(bot, boards, jobs)

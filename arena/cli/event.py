@@ -17,15 +17,20 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from arena.aio import tune_gc
 from arena.cli.ratings import _ratings_table
-from arena.events.leaderboard import build_leaderboard, write_leaderboard
-from arena.events.model import EventFileError, EventSpec, load_event, plan_event
-from arena.events.runner import EventRunner
-from arena.events.runner import Progress as RunProgress
-from arena.events.store import EventStore, StoreError
-from arena.manifest import ManifestError
 from arena.ratings import RatingError, fit_ratings
+from arena.runtime.aio import tune_gc
+from arena.server.manifest import ManifestError
+from arena.tournament.leaderboard import (
+    build_leaderboard,
+)
+from arena.tournament.leaderboard_render import (
+    write_leaderboard,
+)
+from arena.tournament.model import EventFileError, EventSpec, load_event, plan_event
+from arena.tournament.runner import EventRunner
+from arena.tournament.runner import Progress as RunProgress
+from arena.tournament.store import EventStore, StoreError
 
 app = typer.Typer(help="Run round-robin events, gauntlets and leagues.", no_args_is_help=True)
 console = Console()

@@ -17,8 +17,9 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperCommand
 
-from arena.aio import tune_gc
-from arena.gate import (
+from arena.ratings.sprt import DEFAULT_MIN_PAIRS
+from arena.runtime.aio import tune_gc
+from arena.tournament.gate import (
     DEFAULT_MAX_BOARDS,
     PRESETS,
     GateConfig,
@@ -28,7 +29,6 @@ from arena.gate import (
     look_line,
     run_gate,
 )
-from arena.ratings.sprt import DEFAULT_MIN_PAIRS
 
 ERROR_EXIT = 3
 LOG_EVERY_S = 10.0
@@ -36,7 +36,7 @@ LOG_EVERY_S = 10.0
 
 
 class Preset(enum.StrEnum):
-    """Named Elo bounds (``arena.gate.PRESETS``)."""
+    """Named Elo bounds (``arena.tournament.gate.PRESETS``)."""
 
     GAIN = "gain"
     NONREG = "nonreg"

@@ -11,7 +11,7 @@ from rich.markup import escape
 
 from arena.kit.check import CheckResult, CheckSettings, print_report, run_check
 from arena.kit.scaffold import ScaffoldError, class_name, new_bot
-from arena.manifest import ManifestError, resolve_bot
+from arena.server.manifest import ManifestError, resolve_bot
 
 console = Console(soft_wrap=True)
 

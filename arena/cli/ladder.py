@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from arena.events.ladder import Rung, read_ladder, write_ladder
+from arena.tournament.ladder import Rung, read_ladder, write_ladder
 
 RungArgs = Annotated[
     list[Path],

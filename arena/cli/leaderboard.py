@@ -10,8 +10,13 @@ from rich.console import Console
 from rich.markup import escape
 
 from arena.cli.ratings import AnchorOption, DatabaseArg, EventOption
-from arena.events.leaderboard import build_leaderboard, write_leaderboard
-from arena.events.store import EventStore, StoreError
+from arena.tournament.leaderboard import (
+    build_leaderboard,
+)
+from arena.tournament.leaderboard_render import (
+    write_leaderboard,
+)
+from arena.tournament.store import EventStore, StoreError
 
 OutOption = Annotated[
     Path, typer.Option(file_okay=False, help="Directory for <event>.md, .json and .html.")

@@ -20,9 +20,6 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from arena.aio import run as run_loop
-from arena.aio import tune_gc
-from arena.manifest import Manifest, ManifestError, resolve_bot
 from arena.referee import (
     EventType,
     FailurePolicy,
@@ -35,6 +32,9 @@ from arena.referee import (
     TimeControl,
 )
 from arena.rules import Options
+from arena.runtime.aio import run as run_loop
+from arena.runtime.aio import tune_gc
+from arena.server.manifest import Manifest, ManifestError, resolve_bot
 from sdk.bot import Bot
 
 console = Console(soft_wrap=True)
@@ -226,7 +226,7 @@ def _load_bot(manifest: Manifest) -> Bot:
     if entry is None:
         raise ManifestError(
             f"{manifest.path}: field 'command': --in-process needs a Python bot run as"
-            " '{python} -m sdk.run module:Class'"
+            " '{python} -m sdk module:Class'"
         )
     module_name, _, cls_name = entry.partition(":")
     folder = str(manifest.cwd)

@@ -10,8 +10,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from arena.events.leaderboard import Leaderboard, build_leaderboard
-from arena.events.store import EventStore, StoreError
+from arena.tournament.leaderboard import Leaderboard, build_leaderboard
+from arena.tournament.store import EventStore, StoreError
 
 DatabaseArg = Annotated[
     Path,

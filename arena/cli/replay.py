@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from arena import replay as replays
+from arena.referee import replay as replays
 
 app = typer.Typer(help="Check and read replay files.", no_args_is_help=True)
 console = Console()

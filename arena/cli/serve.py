@@ -21,8 +21,6 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from arena.aio import run as run_loop
-from arena.aio import tune_gc
 from arena.cli.play import (
     BankOpt,
     DecisionOpt,
@@ -38,6 +36,8 @@ from arena.cli.play import (
     make_policy,
 )
 from arena.referee import MatchRecord, TimeControl
+from arena.runtime.aio import run as run_loop
+from arena.runtime.aio import tune_gc
 from arena.server import ArenaServer, Seating, Table, TableSpec
 
 console = Console(stderr=True, soft_wrap=True)

@@ -42,8 +42,6 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table as RichTable
 
-from arena.aio import run as run_loop
-from arena.manifest import Manifest
 from arena.referee import (
     Answer,
     Decision,
@@ -57,8 +55,10 @@ from arena.referee import (
 )
 from arena.rules import Match, Options, Phase
 from arena.rules.position import position
+from arena.runtime.aio import run as run_loop
 from arena.server import ArenaServer, GrpcSeat, MatchPlan, Stream, Table, TableSpec
 from arena.server.bots import BotStartError, play_table
+from arena.server.manifest import Manifest
 
 __all__ = [
     "POSITIONS",

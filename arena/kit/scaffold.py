@@ -68,11 +68,11 @@ def new_bot(parent: Path, name: str) -> Path:
 
 
 _MANIFEST = """\
-# How the arena starts this bot (docs/bot-kit.md, arena/manifest.py).
+# How the arena starts this bot (docs/bot-kit.md, arena/server/manifest.py).
 # {python} becomes the arena's interpreter; the command runs in this folder ("."),
 # so `bot:__CLASS__` is bot.py's class __CLASS__.
 name = "__NAME__"
-command = ["{python}", "-m", "sdk.run", "bot:__CLASS__"]
+command = ["{python}", "-m", "sdk", "bot:__CLASS__"]
 workdir = "."
 startup_timeout_s = 30
 """
@@ -176,7 +176,7 @@ pytest __NAME__                              # the bot's own tests (in-process, 
 
 - `bot.py`: the bot. `play` is the only decision a bot must write; see the comments for
   the others and `docs/sdk.md` for the `Observation` and the SDK.
-- `bot.toml`: how the arena starts it (`{python} -m sdk.run bot:__CLASS__`, run in this
+- `bot.toml`: how the arena starts it (`{python} -m sdk bot:__CLASS__`, run in this
   folder). Keep `name` unique among your bots.
 - `test_bot.py`: local tests with `sdk.testing` (`check_bot_local`, `play_local`).
 

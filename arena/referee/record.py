@@ -1,6 +1,6 @@
 """``MatchRecord``: how a match went (result, failures, counts) and its replay.
 
-The record is what a runner keeps and prints; its ``replay`` is an ``arena.replay.Replay``
+The record is what a runner keeps and prints; its ``replay`` is an ``arena.referee.replay.Replay``
 whose ``meta`` carries the table, the termination, the winners and every failure, so a
 replay file alone tells what the referee did.
 """
@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from arena import replay as replays
+from arena.referee import replay as replays
 from arena.referee.policy import Failure, Termination
 from arena.rules import HandResult, Match
 

@@ -20,10 +20,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO
 
-from arena.manifest import Manifest
 from arena.referee import MatchRecord, TableEvent
 from arena.rules.errors import ArenaError
 from arena.server.app import ArenaServer
+from arena.server.manifest import Manifest
 from arena.server.table import Table, TableSpec, TableState
 
 ENV_SERVER = "TICHU_ARENA_SERVER"

@@ -71,7 +71,7 @@ def broken_bot(folder: Path, mode: str) -> Path:
     manifest = folder / "bot.toml"
     manifest.write_text(
         'name = "broken"\n'
-        'command = ["{python}", "-m", "sdk.run", "broken:Broken"]\n'
+        'command = ["{python}", "-m", "sdk", "broken:Broken"]\n'
         f'env = {{ BROKEN = "{mode}" }}\n'
         "startup_timeout_s = 30\n",
         encoding="utf-8",
@@ -215,7 +215,7 @@ import sys
 
 import grpc
 
-from arena.manifest import ROOT
+from tests.helpers import ROOT
 
 sys.path.insert(0, str(ROOT))
 from example_bots.random.bot import RandomBot  # noqa: E402

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import random
 
-from arena import replay as replays
 from arena.referee import (
     Answer,
     Decision,
@@ -17,6 +16,7 @@ from arena.referee import (
     TableEvent,
     Termination,
 )
+from arena.referee import replay as replays
 from arena.rules import (
     CALL_TICHU,
     EventKind,

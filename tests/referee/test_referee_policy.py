@@ -9,7 +9,6 @@ from collections.abc import Callable
 
 import pytest
 
-from arena import replay as replays
 from arena.referee import (
     Adjudicator,
     Answer,
@@ -29,6 +28,7 @@ from arena.referee import (
     TimeControl,
     default_action,
 )
+from arena.referee import replay as replays
 from arena.rules import (
     NO_GRAND,
     NO_WISH,

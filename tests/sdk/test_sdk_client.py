@@ -1,4 +1,4 @@
-"""Tests for the SDK client (``sdk.client``, ``python -m sdk.run``) over real gRPC.
+"""Tests for the SDK client (``sdk.client``, ``python -m sdk``) over real gRPC.
 
 ``SeatReferee`` is a small real referee for one remote seat, written here so that the
 client's policies can be driven precisely: it plays a real ``Match`` (the other three seats
@@ -18,13 +18,11 @@ import sys
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
 
-from arena.aio import run as run_loop
 from arena.rules import (
     CALL_TICHU,
     GRAND,
@@ -36,6 +34,7 @@ from arena.rules import (
     Phase,
     observe,
 )
+from arena.runtime.aio import run as run_loop
 from arena.wire import PROTOCOL_VERSION, pb, pb_grpc
 from arena.wire.convert import (
     AnswerError,
@@ -47,9 +46,9 @@ from arena.wire.convert import (
 from example_bots.random.bot import RandomBot
 from sdk import Bot
 from sdk.client import BotClient, ClientConfig, load_bot
+from tests.helpers import ROOT
 from tests.wire.event_feed import EventFeed, encode_match_result
 
-ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "seat-token-1"
 
 pytestmark = pytest.mark.timeout(180)
@@ -221,7 +220,7 @@ async def _bot_process(port: int, *args: str, token: str = TOKEN) -> asyncio.sub
     return await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "sdk.run",
+        "sdk",
         "example_bots.random.bot:RandomBot",
         *args,
         cwd=ROOT,
@@ -251,7 +250,7 @@ def _check_answers(referee: SeatReferee) -> None:
 
 
 # ---------------------------------------------------------------------------
-# The bot as a real process: python -m sdk.run example_bots.random.bot:RandomBot
+# The bot as a real process: python -m sdk example_bots.random.bot:RandomBot
 # ---------------------------------------------------------------------------
 
 
@@ -312,7 +311,7 @@ async def test_process_exits_1_on_a_refused_token() -> None:
 def test_usage_errors() -> None:
     import subprocess
 
-    run = [sys.executable, "-m", "sdk.run"]
+    run = [sys.executable, "-m", "sdk"]
     env = {k: v for k, v in os.environ.items() if not k.startswith("TICHU_ARENA_")}
     r = subprocess.run(
         [*run, "example_bots.random.bot:RandomBot"], cwd=ROOT, env=env, capture_output=True
@@ -320,7 +319,7 @@ def test_usage_errors() -> None:
     assert r.returncode == 2 and b"TICHU_ARENA_TOKEN" in r.stderr
     r = subprocess.run([*run, "no.such.module:Bot", "--token", "x"], cwd=ROOT, capture_output=True)
     assert r.returncode == 2 and b"cannot load bot" in r.stderr
-    assert b"RuntimeWarning" not in r.stderr  # sdk.run is not imported twice
+    assert b"RuntimeWarning" not in r.stderr  # the module is not imported twice
     with pytest.raises(ValueError, match="module:Class"):
         load_bot("example_bots.random.bot")
     with pytest.raises(TypeError, match="not a Bot"):

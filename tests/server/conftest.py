@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.manifest import ROOT, Manifest
+from arena.server.manifest import Manifest
+from tests.helpers import ROOT
 
 STUB_BOT = Path(__file__).resolve().parent / "bots" / "stub_bot.py"
 

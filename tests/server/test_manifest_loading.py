@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.manifest import BUILTIN_DIR, ManifestError, load_manifest, resolve_bot
+from arena.server.manifest import BUILTIN_DIR, ManifestError, load_manifest, resolve_bot
 
 
 def write(tmp_path: Path, text: str, name: str = "bot.toml") -> Path:
@@ -20,13 +20,13 @@ def test_a_good_manifest_resolves_paths_and_the_interpreter(tmp_path: Path) -> N
     (tmp_path / "sub").mkdir()
     path = write(
         tmp_path / "sub",
-        'name = "mine"\ncommand = ["{python}", "-m", "sdk.run", "mybot:MyBot"]\n'
+        'name = "mine"\ncommand = ["{python}", "-m", "sdk", "mybot:MyBot"]\n'
         'workdir = ".."\nenv = { LEVEL = "3" }\nstartup_timeout_s = 2.5\n',
     )
     m = load_manifest(path)
     assert m.name == "mine"
     assert m.cwd == tmp_path.resolve()
-    assert m.argv() == [sys.executable, "-m", "sdk.run", "mybot:MyBot"]
+    assert m.argv() == [sys.executable, "-m", "sdk", "mybot:MyBot"]
     assert m.env == {"LEVEL": "3"}
     assert m.startup_timeout_s == 2.5
     assert m.entry == "mybot:MyBot"

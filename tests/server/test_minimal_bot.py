@@ -11,16 +11,16 @@ import asyncio
 import random
 from pathlib import Path
 
-from arena.manifest import load_manifest, resolve_bot
 from arena.referee import MatchRecord, Termination, TimeControl
 from arena.rules import Match, Options, observe
 from arena.server import ArenaServer, TableSpec
 from arena.server.bots import play_table
+from arena.server.manifest import load_manifest, resolve_bot
 from arena.wire import pb
 from arena.wire.convert import decode_answer, encode_request
 from example_bots.minimal.bot import answer
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 MINIMAL_SEATS = (1, 3)
 
 

@@ -18,11 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from arena.manifest import ROOT, Manifest, load_manifest, resolve_bot
 from arena.referee import MatchRecord, Termination, TimeControl
 from arena.rules import Options
 from arena.server import ArenaServer, TableSpec
 from arena.server.bots import play_table
+from arena.server.manifest import Manifest, load_manifest, resolve_bot
+from tests.helpers import ROOT
 
 NODE_DIR = ROOT / "example_bots" / "node"
 PROTO = ROOT / "proto" / "tichu" / "arena" / "v1" / "arena.proto"

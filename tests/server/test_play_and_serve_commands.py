@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena import replay as replays
 from arena.cli.main import app
-from arena.manifest import ROOT
+from arena.referee import replay as replays
+from tests.helpers import ROOT
 
 STUB_BOT = Path(__file__).resolve().parent / "bots" / "stub_bot.py"
 

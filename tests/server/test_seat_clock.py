@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from arena.aio import ENV_LOOP, loop_name
-from arena.aio import run as run_loop
 from arena.referee import Decision, FailureKind, TimeControl
 from arena.rules import Match, Options, observe
+from arena.runtime.aio import ENV_LOOP, loop_name
+from arena.runtime.aio import run as run_loop
 from arena.server.seat import Stream
 from arena.server.table import Table, TableSpec
 from arena.wire import pb
@@ -69,7 +69,7 @@ Run = Callable[[Coroutine[Any, Any, Any]], Any]
 
 @pytest.fixture(params=["asyncio", "uvloop"])
 def run(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Run:
-    """``arena.aio.run`` on each loop."""
+    """``arena.runtime.aio.run`` on each loop."""
     if request.param == "uvloop":
         pytest.importorskip("uvloop")
     monkeypatch.setenv(ENV_LOOP, request.param)

@@ -16,8 +16,6 @@ from pathlib import Path
 import grpc
 import pytest
 
-from arena import replay as replays
-from arena.manifest import Manifest
 from arena.referee import (
     FailureKind,
     FailureOutcome,
@@ -27,9 +25,11 @@ from arena.referee import (
     Termination,
     TimeControl,
 )
+from arena.referee import replay as replays
 from arena.rules import Options
 from arena.server import ArenaServer, Table, TableSpec
 from arena.server.bots import play_table
+from arena.server.manifest import Manifest
 
 pytestmark = pytest.mark.timeout(120)
 

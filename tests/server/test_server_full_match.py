@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from arena import replay as replays
-from arena.manifest import resolve_bot
 from arena.referee import Termination, TimeControl
+from arena.referee import replay as replays
 from arena.server import ArenaServer, TableSpec
 from arena.server.bots import play_table
+from arena.server.manifest import resolve_bot
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -11,8 +11,8 @@ import grpc
 import pytest
 from wire_client import Client, answer, hello
 
-from arena import replay as replays
 from arena.referee import FailureKind, FailureOutcome, FailurePolicy, Termination, TimeControl
+from arena.referee import replay as replays
 from arena.rules import Options
 from arena.server import ArenaServer, MatchPlan, TableSpec
 from arena.wire import pb

@@ -10,8 +10,8 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc  # type: ignore[import-untyped]
 from wire_client import Client, hello
 
-from arena import replay as replays
 from arena.referee import Termination, TimeControl
+from arena.referee import replay as replays
 from arena.server import ArenaServer, TableSpec
 
 pytestmark = pytest.mark.timeout(60)

@@ -19,12 +19,12 @@ import pytest
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
-from arena import replay as replays
-from arena.manifest import Manifest
 from arena.referee import Termination, TimeControl
+from arena.referee import replay as replays
 from arena.rules import Exchange, Match, Options, Play
 from arena.server import ArenaServer, TableSpec
 from arena.server.bots import play_table
+from arena.server.manifest import Manifest
 from arena.wire import pb
 
 pytestmark = pytest.mark.timeout(180)

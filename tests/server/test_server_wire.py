@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from wire_client import Client, hello
 
-from arena import replay as replays
 from arena.referee import Decision, EventType, TableEvent
+from arena.referee import replay as replays
 from arena.rules import Match, Options, Phase, Play, combinations, observe, parse_cards
 from arena.server import ArenaServer, TableSpec
 from arena.server.codec import encode_table_event, event_bytes, request_bytes

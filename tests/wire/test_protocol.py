@@ -18,8 +18,8 @@ from google.protobuf import descriptor as _descriptor
 from google.protobuf.message import Message
 
 from arena.wire import FIGURE_COUNT, FIGURE_MASK_BYTES, PROTOCOL_VERSION, pb, pb_grpc
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 GEN_SCRIPT = ROOT / "scripts" / "gen_proto.py"
 PROTO_FILE = ROOT / "proto" / "tichu" / "arena" / "v1" / "arena.proto"
 DOC_FILE = ROOT / "docs" / "protocol.md"

@@ -1,1 +1,0 @@
-"""Events: schedules, the event file, the SQLite store and leaderboards."""

@@ -1,0 +1,131 @@
+"""Bot manifests: a small TOML file per bot saying how to start it.
+
+```toml
+name = "greedy"                                   # display name, 1..64 characters
+command = ["{python}", "-m", "sdk", "example_bots.greedy.bot:GreedyBot"]
+workdir = "../.."          # optional; relative to this file's folder (default: that folder)
+env = { GREEDY_DEPTH = "2" }                      # optional extra environment
+startup_timeout_s = 10                            # optional; how long the bot may take to join
+```
+
+``{python}`` in ``command`` is replaced by the running interpreter, so a manifest works in
+any virtual environment. The referee adds ``TICHU_ARENA_SERVER`` (host:port) and
+``TICHU_ARENA_TOKEN`` (the seat token) to the environment. ``load_manifest`` raises
+``ManifestError`` naming the file, the field and what is wrong; ``resolve_bot`` also accepts
+a built-in name (``random``, ``greedy``, ``heuristic``, ``search``), which means
+``example_bots/<name>/bot.toml``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import tomllib
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from arena.rules.errors import ArenaError
+
+
+def _builtin_dir() -> Path:
+    """The folder of the installed ``example_bots`` package (found without importing it)."""
+    spec = importlib.util.find_spec("example_bots")
+    if spec is None or spec.origin is None:  # pragma: no cover - installed with arena
+        raise ImportError("the example_bots package is not installed")
+    return Path(spec.origin).resolve().parent
+
+
+BUILTIN_DIR = _builtin_dir()
+BUILTINS = ("random", "greedy", "heuristic", "search")
+"""Built-in bot names; each is ``example_bots/<name>/bot.toml``."""
+
+SDK_RUNNER = ("-m", "sdk")
+
+
+class ManifestError(ArenaError):
+    """A manifest that cannot be read or is not valid; the message names file and field."""
+
+
+class Manifest(BaseModel):
+    """A validated bot manifest (see the module docstring)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(min_length=1, max_length=64)
+    command: list[str] = Field(min_length=1)
+    workdir: Path | None = None
+    env: dict[str, str] = Field(default_factory=dict)
+    startup_timeout_s: float = Field(default=10.0, gt=0, le=600)
+    path: Path | None = Field(default=None, exclude=True)
+
+    @field_validator("command")
+    @classmethod
+    def _command(cls, value: list[str]) -> list[str]:
+        if any(not part for part in value):
+            raise ValueError("command parts must be non-empty strings")
+        return value
+
+    @property
+    def folder(self) -> Path:
+        """The manifest's folder (the current directory for a manifest made in code)."""
+        return self.path.parent if self.path is not None else Path.cwd()
+
+    @property
+    def cwd(self) -> Path:
+        """The directory the bot runs in: ``workdir`` relative to the manifest's folder."""
+        if self.workdir is None:
+            return self.folder
+        return (self.folder / self.workdir).resolve()
+
+    def argv(self, python: str | None = None) -> list[str]:
+        """The command to run, with ``{python}`` replaced by the interpreter."""
+        exe = python or sys.executable
+        return [part.replace("{python}", exe) for part in self.command]
+
+    @property
+    def entry(self) -> str | None:
+        """``module:Class`` when the bot is run by ``sdk.run`` (what ``--in-process`` loads)."""
+        cmd = self.command
+        for i in range(len(cmd) - 2):
+            if (cmd[i], cmd[i + 1]) == SDK_RUNNER and ":" in cmd[i + 2]:
+                return cmd[i + 2]
+        return None
+
+
+def load_manifest(path: Path) -> Manifest:
+    """Reads and validates a manifest file; raises ``ManifestError``."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise ManifestError(f"{path}: cannot read manifest: {e.strerror or e}") from e
+    except tomllib.TOMLDecodeError as e:
+        raise ManifestError(f"{path}: not valid TOML: {e}") from e
+    if "path" in data:
+        raise ManifestError(f"{path}: field 'path': unknown field")
+    try:
+        return Manifest.model_validate({**data, "path": path.resolve()})
+    except ValidationError as e:
+        problems = []
+        for err in e.errors():
+            loc = ".".join(str(x) for x in err["loc"]) or "(file)"
+            msg = "unknown field" if err["type"] == "extra_forbidden" else err["msg"]
+            problems.append(f"field {loc!r}: {msg}")
+        raise ManifestError(f"{path}: " + "; ".join(problems)) from None
+
+
+def resolve_bot(spec: str) -> Manifest:
+    """A manifest from a path (a ``.toml`` file or a folder holding ``bot.toml``) or a name."""
+    path = Path(spec)
+    if path.is_dir():
+        path = path / "bot.toml"
+    if path.is_file():
+        return load_manifest(path)
+    if spec in BUILTINS or (BUILTIN_DIR / spec / "bot.toml").is_file():
+        builtin = BUILTIN_DIR / spec / "bot.toml"
+        if not builtin.is_file():
+            raise ManifestError(f"built-in bot {spec!r}: {builtin} is missing")
+        return load_manifest(builtin)
+    raise ManifestError(
+        f"{spec!r} is neither a manifest file nor a built-in bot ({', '.join(BUILTINS)})"
+    )

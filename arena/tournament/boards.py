@@ -1,0 +1,199 @@
+"""Duplicate boards: the plays of a board (its rotations), their order and their seeds.
+
+A **board** is one fixed deal; it is played in several **rotations** (duplicate play), each a
+**play** with its own seed. Section numbers refer to the design note
+``ratings-and-scheduling.md``. Everything here is pure and deterministic given the event seed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from arena.tournament.schedule import (
+    ALL_ROTATIONS,
+    DEFAULT_ROTATIONS,
+    SEATS,
+    Round,
+    Schedule,
+    Table,
+    _derive,
+    _rng,
+    _shuffle,
+)
+
+__all__ = [
+    "BoardPlay",
+    "board_plays",
+    "board_seed",
+    "play_seed",
+    "rotation_hands",
+    "round_boards",
+    "round_plays",
+    "schedule_plays",
+    "seat_seed",
+]
+
+
+def _check_board(board: int) -> None:
+    if board < 0:
+        raise ValueError(f"board numbers start at 0, got {board}")
+
+
+def _check_rotation(rotation: int) -> None:
+    if rotation not in ALL_ROTATIONS:
+        raise ValueError(f"rotation must be one of {ALL_ROTATIONS}, got {rotation}")
+
+
+def board_seed(event_seed: int, board: int) -> int:
+    """Returns the seed of the deal of ``board``: the same for every rotation and table."""
+    _check_board(board)
+    return _derive("board", event_seed, board)
+
+
+def play_seed(event_seed: int, board: int, rotation: int) -> int:
+    """Returns the seed of one play (board, rotation): the referee's stream for that play."""
+    _check_board(board)
+    _check_rotation(rotation)
+    return _derive("play", event_seed, board, rotation)
+
+
+def seat_seed(event_seed: int, board: int, rotation: int, seat: int) -> int:
+    """Returns the seed for the bot at ``seat`` in one play, so runs replay exactly (§2.2)."""
+    _check_board(board)
+    _check_rotation(rotation)
+    if seat not in range(SEATS):
+        raise ValueError(f"seat must be 0..{SEATS - 1}, got {seat}")
+    return _derive("seat", event_seed, board, rotation, seat)
+
+
+def rotation_hands(rotation: int) -> tuple[int, int, int, int]:
+    """Returns, by seat, the index of the dealt hand its bot receives: seat p gets H[(p+k) % 4].
+
+    =========  ====  ====  ====  ====
+    rotation    N     E     S     W
+    =========  ====  ====  ====  ====
+    0           H0    H1    H2    H3
+    1           H1    H2    H3    H0
+    2           H2    H3    H0    H1
+    3           H3    H0    H1    H2
+    =========  ====  ====  ====  ====
+
+    Rotation 1 gives team A (N/S) the cards E/W held in rotation 0 and team B the N/S cards,
+    so the teams swap hands; rotation 2 swaps partners' hands within each team. Each hand
+    keeps its card order, so the Grand Tichu window (first 8 cards) moves with it.
+
+    >>> rotation_hands(1)
+    (1, 2, 3, 0)
+    """
+    _check_rotation(rotation)
+    return (
+        rotation % SEATS,
+        (1 + rotation) % SEATS,
+        (2 + rotation) % SEATS,
+        (3 + rotation) % SEATS,
+    )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class BoardPlay:
+    """One play of a board at a table: ``hands[p]`` is the dealt hand the seat-p bot gets."""
+
+    board: int
+    rotation: int
+    table: Table
+    hands: tuple[int, int, int, int]
+    seed: int
+
+    def hand_of(self, bot: str) -> int:
+        """Returns the index of the dealt hand ``bot`` holds in this play."""
+        return self.hands[self.table.seat_of(bot)]
+
+
+def _check_rotations(rotations: Sequence[int]) -> tuple[int, ...]:
+    chosen = tuple(rotations)
+    if not chosen or len(set(chosen)) != len(chosen):
+        raise ValueError(f"rotations must be distinct and non-empty, got {chosen!r}")
+    for rotation in chosen:
+        _check_rotation(rotation)
+    return chosen
+
+
+def board_plays(
+    table: Table,
+    board: int,
+    *,
+    event_seed: int,
+    rotations: Sequence[int] = DEFAULT_ROTATIONS,
+) -> tuple[BoardPlay, ...]:
+    """Expands one table and one board into its plays, one per rotation (default 0 and 1).
+
+    The bots keep their seats (team A stays North–South); the cards move. In rotation k the
+    bot at seat p receives dealt hand H[(p+k) % 4] (see ``rotation_hands``). Rotations 0 and 1
+    cancel team card luck; ``ALL_ROTATIONS`` also balances which partner holds which hand.
+    Each play's seed is ``play_seed(event_seed, board, rotation)``.
+    """
+    _check_board(board)
+    return tuple(
+        BoardPlay(board, k, table, rotation_hands(k), play_seed(event_seed, board, k))
+        for k in _check_rotations(rotations)
+    )
+
+
+def round_boards(round_index: int, boards_per_round: int) -> range:
+    """Returns the board numbers of a round: a fresh set, shared by all its tables (§2.2)."""
+    if round_index < 0 or boards_per_round < 1:
+        raise ValueError(
+            f"need round_index >= 0 and boards_per_round >= 1, got {round_index}, "
+            f"{boards_per_round}"
+        )
+    return range(round_index * boards_per_round, (round_index + 1) * boards_per_round)
+
+
+def round_plays(
+    round_: Round,
+    round_index: int,
+    *,
+    boards_per_round: int,
+    event_seed: int,
+    rotations: Sequence[int] = DEFAULT_ROTATIONS,
+) -> tuple[BoardPlay, ...]:
+    """Returns every play of a round in running order.
+
+    The plays of the first listed rotation come first (board by board, table by table), then
+    the remaining plays in a seeded shuffle, so no rotation's plays follow each other in a
+    fixed pattern (§2.2).
+    """
+    chosen = _check_rotations(rotations)
+    boards = round_boards(round_index, boards_per_round)
+    plays = [
+        play
+        for board in boards
+        for table in round_.tables
+        for play in board_plays(table, board, event_seed=event_seed, rotations=chosen)
+    ]
+    first = [play for play in plays if play.rotation == chosen[0]]
+    rest = [play for play in plays if play.rotation != chosen[0]]
+    _shuffle(rest, _rng("order", event_seed, round_index))
+    return (*first, *rest)
+
+
+def schedule_plays(
+    schedule: Schedule,
+    *,
+    boards_per_round: int,
+    event_seed: int,
+    rotations: Sequence[int] = DEFAULT_ROTATIONS,
+) -> tuple[BoardPlay, ...]:
+    """Returns every play of an event, round after round (see ``round_plays``)."""
+    return tuple(
+        play
+        for number, round_ in enumerate(schedule.rounds)
+        for play in round_plays(
+            round_,
+            number,
+            boards_per_round=boards_per_round,
+            event_seed=event_seed,
+            rotations=rotations,
+        )
+    )

@@ -1,0 +1,55 @@
+"""``arena bench grpc``'s measurements run for real and add up (their figures are not asserted)."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import time
+
+import pytest
+
+from arena.bench.grpc import bench_logic, bench_tables, children_cpu
+from arena.server.manifest import resolve_bot
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+
+
+def test_children_cpu_counts_a_running_child() -> None:
+    before = children_cpu()
+    assert before is not None
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.3: pass\n"
+            "time.sleep(30)",
+        ]
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while (children_cpu() or 0.0) - before < 0.25:
+            assert time.monotonic() < deadline, "the child's CPU never showed"
+            time.sleep(0.05)
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_bench_logic_counts_decisions_and_forced_answers() -> None:
+    f = asyncio.run(bench_logic(matches=2))
+    assert f.hands >= 2  # two matches to 1000 points
+    assert f.messages > 4 * 4  # four Grand Tichu answers per hand, and more
+    assert f.forced > 0
+    assert f.cpu_us > 0
+
+
+def test_bench_tables_plays_over_grpc_and_measures_the_bots() -> None:
+    f = asyncio.run(
+        bench_tables(resolve_bot("minimal"), tables=2, hands=6)
+    )  # a window of many clock ticks
+    assert f.hands == 12
+    assert len(f.latencies_ms) >= f.messages > 0  # re-asked requests add latencies
+    assert f.full_rate > 0
+    assert f.bot_cpu_playing is not None and f.bot_cpu_playing > 0
+    assert f.bot_cpu_us > 1e6 * f.bot_cpu_playing  # the lifetime figure counts start-up too

@@ -1,0 +1,216 @@
+"""``arena gate``: end to end over gRPC with real bot processes, plus the report formats."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.ratings.hands import HandOutcome
+from arena.ratings.sprt import EloEstimate, SprtResult, SprtVerdict
+from arena.tournament.gate import (
+    PRESETS,
+    GateConfig,
+    GateError,
+    GateReport,
+    build_event_data,
+    junit_xml,
+    points_per_board,
+    run_gate,
+)
+from tests.helpers import ROOT
+
+
+def gate_cli(*args: str | Path) -> tuple[int, str, str, float]:
+    """Runs ``arena gate`` in a fresh process; returns exit code, stdout, stderr, seconds."""
+    start = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.cli.main", "gate", *map(str, args)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    return done.returncode, done.stdout, done.stderr, time.monotonic() - start
+
+
+def reports(tmp_path: Path) -> tuple[dict[str, Any], ET.Element]:
+    data = json.loads((tmp_path / "gate.json").read_text(encoding="utf-8"))
+    xml = ET.parse(tmp_path / "gate.xml").getroot()
+    return data, xml
+
+
+def failures_of(xml: ET.Element) -> list[ET.Element]:
+    cases = xml.findall(".//testcase")
+    assert len(cases) == 1
+    return cases[0].findall("failure")
+
+
+def test_heuristic_beats_random_quickly_and_resumes(tmp_path: Path) -> None:
+    db = tmp_path / "gate.sqlite"
+    args = (
+        "--candidate", "heuristic", "--baseline", "random", "--preset", "gain",
+        "--max-boards", "200", "--db", db,
+        "--json", tmp_path / "gate.json", "--junit", tmp_path / "gate.xml",
+    )  # fmt: skip
+    code, out, err, seconds = gate_cli(*args)
+    assert code == 0, err
+    assert seconds < 60
+    assert "PASS" in out and "LLR" in err  # the verdict on stdout, the live line on stderr
+    data, xml = reports(tmp_path)
+    assert data["verdict"] == "H1" and data["passed"] and data["exit_code"] == 0
+    assert (data["elo0"], data["elo1"]) == PRESETS["gain"]
+    assert data["mode"] == "standard" and data["candidate"] == "heuristic"
+    assert 100 <= data["boards"] <= 200
+    assert sum(data["pentanomial"]) == data["boards"]
+    assert data["plays"] >= 2 * data["boards"]
+    assert data["llr"] >= data["bounds"][1] > 0 > data["bounds"][0]
+    assert data["elo"]["lower"] > data["elo1"]
+    upper = data["elo"]["upper"]  # null when the interval reaches a score of 1
+    assert data["elo"]["lower"] < data["elo"]["estimate"] < (upper or float("inf"))
+    assert data["points_per_board"]["lower"] > 0
+    assert data["failures_total"] == 0 and data["seconds"] > 0
+    assert failures_of(xml) == []
+    assert xml.get("failures") == "0"
+
+    # The kept database already holds a decision: a second run plays nothing new.
+    code, out, err, _ = gate_cli(*args)
+    assert code == 0, err
+    again, _ = reports(tmp_path)
+    assert again["plays"] == data["plays"] and again["pentanomial"] == data["pentanomial"]
+
+
+def test_random_never_passes_a_gain_test_against_itself(tmp_path: Path) -> None:
+    code, out, err, seconds = gate_cli(
+        "--candidate", "random", "--baseline", "random", "--preset", "gain",
+        "--max-boards", "120", "--seed", "7",
+        "--json", tmp_path / "gate.json", "--junit", tmp_path / "gate.xml",
+    )  # fmt: skip
+    assert code in (1, 2), err
+    assert seconds < 60
+    assert out.startswith("FAIL")
+    data, xml = reports(tmp_path)
+    assert data["verdict"] == {1: "H0", 2: "inconclusive"}[code]
+    assert not data["passed"] and data["exit_code"] == code
+    assert data["boards"] <= 120
+    if code == 2:
+        assert data["boards"] == 120
+        assert data["bounds"][0] < data["llr"] < data["bounds"][1]
+    (failure,) = failures_of(xml)
+    assert failure.get("type") == data["verdict"]
+    assert xml.get("failures") == "1"
+
+
+def test_mixed_mode_partners_the_candidate_with_the_baseline() -> None:
+    config = GateConfig("heuristic", "random", *PRESETS["gain"], max_boards=150, mixed=True)
+    seats = [bot["bot"] for bot in build_event_data(config)["bots"]]
+    assert seats == ["heuristic", "random", "random", "random"]
+    report = run_gate(config)
+    assert report.exit_code == 0
+    data = report.to_json()
+    assert data["mode"] == "mixed"
+    assert (data["team_elo0"], data["team_elo1"]) == (0.0, 5.0)
+    # Elo is reported in individual units: twice the team gap the test measured.
+    assert data["elo"]["estimate"] == pytest.approx(2 * report.result.estimate.elo)
+
+
+def test_bad_manifest_is_an_error_with_a_clear_message(tmp_path: Path) -> None:
+    manifest = tmp_path / "bot.toml"
+    manifest.write_text('name = "broken"\ncommand = [\n', encoding="utf-8")
+    code, _, err, _ = gate_cli(
+        "--candidate", manifest, "--baseline", "random",
+        "--json", tmp_path / "gate.json", "--junit", tmp_path / "gate.xml",
+    )  # fmt: skip
+    assert code == 3
+    assert "error: --candidate:" in err and str(manifest) in err
+    data, xml = reports(tmp_path)
+    assert data["verdict"] == "error" and data["exit_code"] == 3
+    (failure,) = failures_of(xml)
+    assert failure.get("type") == "error"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--candidate", "random"),  # --baseline missing: click alone would exit 2
+        ("--candidate", "random", "--baseline", "no-such-bot"),
+        ("--candidate", "random", "--baseline", "random", "--max-boards", "50"),
+        ("--candidate", "random", "--baseline", "random", "--elo0", "5", "--elo1", "0"),
+    ],
+)
+def test_usage_mistakes_exit_3(args: tuple[str, ...]) -> None:
+    code, _, err, _ = gate_cli(*args)
+    assert code == 3
+    assert err.strip()
+
+
+def test_a_candidate_that_crashes_is_an_error_not_a_verdict(tmp_path: Path) -> None:
+    manifest = tmp_path / "bot.toml"
+    manifest.write_text(
+        'name = "crashy"\ncommand = ["{python}", "-m", "sdk", "no_such_module:Bot"]\n',
+        encoding="utf-8",
+    )
+    config = GateConfig(str(manifest), "random", 0.0, 10.0, max_boards=10, min_pairs=10)
+    with pytest.raises(GateError, match=r"the candidate crashed or disconnected in \d+ of"):
+        run_gate(config)
+
+
+def test_config_rejects_a_cap_below_the_minimum() -> None:
+    with pytest.raises(GateError, match="below the 100 pairs"):
+        GateConfig("random", "random", 0.0, 10.0, max_boards=99)
+
+
+def test_event_uses_jobs_tables_and_covers_the_cap() -> None:
+    config = GateConfig("heuristic", "random", 0.0, 10.0, max_boards=130, jobs=8, decision_ms=250)
+    data = build_event_data(config)
+    assert data["schedule"] == "fixed" and data["rotations"] == 2
+    assert data["cycles"] >= 4  # two sessions per round: 8 tables at once
+    assert data["cycles"] * data["boards_per_round"] >= 130
+    assert data["time_control"] == {"decision_ms": 250}
+    seats = [bot["bot"] for bot in data["bots"]]
+    assert seats == ["heuristic", "random", "heuristic", "random"]
+
+
+def _report(verdict: SprtVerdict) -> GateReport:
+    estimate = EloEstimate(elo=3.0, lower=-1.0, upper=float("inf"), pairs=120)
+    result = SprtResult(120, 0.5, -2.944, 2.944, verdict, estimate)
+    config = GateConfig("cand.toml", "heuristic", -10.0, 0.0, max_boards=120)
+    return GateReport(config, result, (1, 2, 3, 4, 110), None, 240, {"timeout": 2}, 1.5, None)
+
+
+@pytest.mark.parametrize("verdict", list(SprtVerdict))
+def test_junit_fails_exactly_when_the_gate_fails(verdict: SprtVerdict) -> None:
+    report = _report(verdict)
+    xml = ET.fromstring(junit_xml(report))
+    failures = failures_of(xml)
+    assert bool(failures) == (report.exit_code != 0)
+    assert report.exit_code == {"H1": 0, "H0": 1, "inconclusive": 2, "continue": 3}[verdict.value]
+    case = xml.find(".//testcase")
+    assert case is not None and "cand.toml vs heuristic" in (case.get("name") or "")
+    data = report.to_json()
+    json.dumps(data, allow_nan=False)  # infinite interval ends are written as null
+    assert data["elo"]["upper"] is None and data["failures_total"] == 2
+
+
+def test_points_per_board_takes_the_candidate_side() -> None:
+    seats = ("c1", "b1", "c2", "b2")
+    swapped = ("b1", "c1", "b2", "c2")
+    hands = [
+        HandOutcome("0", seats, 100, 0, rotation=0),
+        HandOutcome("0", seats, 50, 50, rotation=1),
+        HandOutcome("1", swapped, 0, 200, rotation=0),
+        HandOutcome("1", swapped, 100, 100, rotation=1),
+        HandOutcome("2", seats, 100, 0, rotation=0),  # no rotation 1 yet: not a pair
+    ]
+    result = points_per_board(hands, "c1")
+    assert result is not None
+    mean, low, high = result
+    assert mean == pytest.approx((50 + 100) / 2)
+    assert low < mean < high
+    assert points_per_board(hands[:2], "c1") is None

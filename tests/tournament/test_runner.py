@@ -1,0 +1,185 @@
+"""The event runner end to end: real bot processes over gRPC, SQLite, kill and resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.tournament.model import parse_event, plan_event
+from arena.tournament.runner import sessions_of
+from arena.tournament.store import EventStore, StoredPlay
+from tests.helpers import ROOT
+
+ARENA = [sys.executable, "-m", "arena.cli.main"]
+
+EVENT = """\
+name = "{name}"
+bots = ["random", "greedy", "heuristic", {{ bot = "random", name = "random-b" }}]
+schedule = "round_robin"
+format = "board"
+hands_per_board = {hands}
+rotations = 2
+boards_per_round = {boards}
+seed = 11
+jobs = 2
+"""
+
+
+def write_event(tmp: Path, name: str, boards: int, hands: int = 1) -> Path:
+    path = tmp / f"{name}.toml"
+    path.write_text(EVENT.format(name=name, boards=boards, hands=hands))
+    return path
+
+
+def run_arena(*args: str, cwd: Path, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    """Runs the CLI with the gRPC settings it makes itself (none inherited from this test)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRPC_")}
+    return subprocess.run(
+        [*ARENA, *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def hand_rows(db: Path) -> list[tuple[int, int, int, int]]:
+    """Every stored hand as (play ordinal, hand, score A, score B), sorted."""
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute(
+            "SELECT p.ordinal, h.hand_no, h.score_a, h.score_b FROM hands h"
+            " JOIN plays p ON p.id = h.play_id ORDER BY p.ordinal, h.hand_no"
+        ).fetchall()
+    return [tuple(r) for r in rows]
+
+
+def plays_done(db: Path) -> int:
+    if not db.exists():
+        return 0
+    try:
+        with sqlite3.connect(db, timeout=1) as conn:
+            return int(
+                conn.execute("SELECT COUNT(*) FROM plays WHERE status = 'done'").fetchone()[0]
+            )
+    except sqlite3.OperationalError:
+        return 0
+
+
+def test_event_runs_over_grpc_and_writes_the_leaderboard(tmp_path: Path) -> None:
+    """Four bots, 3 rounds x 2 boards x 2 rotations: every play recorded, leaderboard written."""
+    event = write_event(tmp_path, "e2e", boards=2)
+    db = tmp_path / "e2e.sqlite"
+    out = tmp_path / "boards"
+    done = run_arena(
+        "event", "run", str(event), "--db", str(db), "--out", str(out), "--quiet", cwd=ROOT
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = hand_rows(db)
+    assert [r[:2] for r in rows] == [(k, 0) for k in range(12)]  # 12 plays of one hand each
+    with EventStore(db, create=False) as store:
+        summary = store.event_summary("e2e")
+        assert (summary.plays_done, summary.boards_done, summary.boards_total) == (12, 6, 6)
+        for sp in store.plays("e2e"):
+            assert sp.replay_path is not None
+            replay = json.loads(store.resolve_replay(sp.replay_path).read_text())
+            assert replay["seats"] == list(sp.play.seats)
+    for suffix in ("md", "json", "html"):
+        assert (out / f"e2e.{suffix}").exists()
+    assert "e2e.html" in done.stdout
+    # No gRPC log lines (such as "skipping fork() handlers" at every bot start).
+    assert not re.search(r"^[IWE]\d{4} ", done.stderr, re.M), done.stderr
+    # Running a finished event again plays nothing and changes nothing.
+    again = run_arena(
+        "event", "run", str(event), "--db", str(db), "--out", str(out), "--quiet", cwd=ROOT
+    )
+    assert again.returncode == 0, again.stderr
+    assert hand_rows(db) == rows
+
+
+def test_a_board_is_never_played_twice_on_one_process() -> None:
+    """Sessions split by rotation: the two plays of a board are in different sessions."""
+    data = {
+        "name": "s",
+        "bots": ["random", "greedy", "heuristic", {"bot": "random", "name": "random-b"}],
+        "boards_per_round": 3,
+    }
+    plan = plan_event(parse_event(data, source="test"))
+    stored = [StoredPlay(k, p, False, None) for k, p in enumerate(plan.plays)]
+    sessions = sessions_of(stored)
+    seen: dict[int, int] = {}
+    for index, session in enumerate(sessions):
+        assert {sp.play.rotation for sp in session.plays} == {session.rotation}
+        assert {sp.play.seats for sp in session.plays} == {session.seats}
+        for sp in session.plays:
+            assert seen.setdefault(sp.play.board * 10 + sp.play.rotation, index) == index
+    boards = {sp.play.board for s in sessions for sp in s.plays}
+    for board in boards:
+        holders = {i for i, s in enumerate(sessions) for sp in s.plays if sp.play.board == board}
+        assert len(holders) == 2  # rotation 0 and rotation 1, never the same processes
+
+
+@pytest.mark.parametrize("how", ["sigkill", "sigint"])
+def test_killed_event_resumes_without_losing_or_repeating_a_hand(tmp_path: Path, how: str) -> None:
+    """Kill the runner (and its bots) mid-event; resume; every hand is there exactly once."""
+    event = write_event(tmp_path, "kill", boards=8, hands=2)
+    db = tmp_path / "kill.sqlite"
+    proc = subprocess.Popen(
+        [*ARENA, "event", "run", str(event), "--db", str(db), "--out", str(tmp_path), "--quiet"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 120
+    while plays_done(db) < 6 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert proc.poll() is None, "the event finished before it could be interrupted"
+    if how == "sigkill":
+        os.killpg(proc.pid, signal.SIGKILL)  # the runner and every bot process, at once
+    else:
+        proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    if how == "sigint":
+        assert proc.returncode == 130, out + err
+        assert "arena event resume" in out
+    before = hand_rows(db)
+    partial = plays_done(db)
+    assert 6 <= partial < 48
+    assert len(before) == 2 * partial  # no half-written play
+    resumed = run_arena("event", "resume", str(db), "--out", str(tmp_path), "--quiet", cwd=ROOT)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    after = hand_rows(db)
+    assert set(before) <= set(after)  # what was recorded before the kill is untouched
+    keys = [(r[0], r[1]) for r in after]
+    assert keys == sorted(set(keys)) and len(keys) == 2 * 48  # 48 plays x 2 hands, each once
+    with EventStore(db, create=False) as store:
+        assert store.event("kill").status.value == "finished"
+
+
+def test_restart_every_play_gives_each_play_its_own_processes() -> None:
+    """``restart = "play"``: one session (one set of bot processes) per play."""
+    data = {
+        "name": "r",
+        "bots": ["random", "greedy", "heuristic", {"bot": "random", "name": "random-b"}],
+        "boards_per_round": 3,
+        "restart": "play",
+    }
+    spec = parse_event(data, source="test")
+    plan = plan_event(spec)
+    stored = [StoredPlay(k, p, False, None) for k, p in enumerate(plan.plays)]
+    sessions = sessions_of(stored, spec.restart)
+    assert len(sessions) == len(plan.plays) == 18
+    assert all(len(s.plays) == 1 for s in sessions)
+    assert len(sessions_of(stored)) == 6  # by default: 3 rounds x 2 rotations
