@@ -14,8 +14,9 @@ The deal respects the card counts and what the seat knows:
 
 ``observe(m, obs.seat) == obs`` and ``m.legal_actions() == obs.legal`` hold for the result of
 any view taken from a real match. (A position set up without its history, such as
-``arena.rules.position``, has unseen cards that no hand can hold: they go to the won piles, and
-its view may differ in ``won_points``.) What no seat can see is made up: the other seats'
+``arena.rules.position``, has unseen and played cards that no hand or event places: they go to
+the won piles, and its view may differ in ``won_points``.) Every sample is built with
+``Match.from_position``. What no seat can see is made up: the other seats'
 hidden Grand Tichu answers (``False``), the cards passed between two other seats, the original
 deal behind them, and the match history (``actions``, ``log``, ``hand_results`` are empty and
 ``vp`` is ``[0, 0]``). The events are the observed ones, so the rebuilt match continues the
@@ -58,6 +59,7 @@ from arena.rules import (
     beats,
     cards_of,
     combinations,
+    mask_of,
     may_hold_bomb,
     next_active,
     observe,
@@ -323,8 +325,8 @@ class Determinizer:
                     hands[t] = obs.hand
                     undealt[t] = hidden[t]
                 else:
-                    hands[t] = _mask(cards[:8])
-                    undealt[t] = _mask(cards[8:])
+                    hands[t] = mask_of(cards[:8])
+                    undealt[t] = mask_of(cards[8:])
             dealt = _deal_tuple([(*cards_of(hands[t]), *cards_of(undealt[t])) for t in range(4)])
         elif ph is Phase.EXCHANGE:
             hands = [obs.hand if t == me else hidden[t] for t in range(4)]
@@ -392,7 +394,7 @@ class Determinizer:
             inc = 0
             for k in (1, 2, 3):
                 inc |= 1 << passed[(t - k) & 3][k - 1]
-            dealt.append(tuple(cards_of((holdings[t] & ~inc) | _mask(passed[t]))))
+            dealt.append(tuple(cards_of((holdings[t] & ~inc) | mask_of(passed[t]))))
         return exchanges, _deal_tuple(dealt)
 
     def _window(self, m: Match) -> list[int]:
@@ -431,13 +433,6 @@ def _or(masks: Sequence[Mask]) -> Mask:
     for x in masks:
         acc |= x
     return acc
-
-
-def _mask(cards: Sequence[int]) -> Mask:
-    m = 0
-    for c in cards:
-        m |= 1 << c
-    return m
 
 
 def _deal_tuple(hands: Sequence[tuple[int, ...]]) -> Deal:

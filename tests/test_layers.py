@@ -47,8 +47,8 @@ LAYERS: dict[str, set[str] | None] = {
     "arena.runtime": RUNTIME | GRPC,
     "arena.aio": RUNTIME | GRPC,
     "arena.grpc_io": RUNTIME | GRPC,
-    "arena.manifest": RULES | MANIFEST | {"arena.server"},
-    "arena.server": SERVER | {"arena.bench"},
+    "arena.manifest": RULES | MANIFEST,
+    "arena.server": SERVER,
     "arena.bench": RULES,
     "arena.ratings": RATINGS | RULES,  # the standings score through arena.rules.scoring
     "arena.tournament": TOURNAMENT | SERVER | RATINGS | PYDANTIC,
@@ -58,7 +58,7 @@ LAYERS: dict[str, set[str] | None] = {
     "arena.cli": None,
     "arena": RUNTIME,  # arena/__init__.py
     "sdk": SDK,
-    "example_bots": RULES | SDK | {"example_bots"},
+    "example_bots": SDK | {"example_bots"},  # the minimal bot speaks the wire itself
 }
 STDLIB = set(sys.stdlib_module_names) | {"__future__"}
 

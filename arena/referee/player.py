@@ -8,7 +8,7 @@ action, the same call order as the SDK client.
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import Protocol
 
 from arena.rules import (
     CARD_RANKS,
@@ -27,7 +27,6 @@ from arena.rules import (
 )
 
 
-@runtime_checkable
 class Player(Protocol):
     """What a bot played in-process offers the referee (``sdk.Bot`` has all of it).
 

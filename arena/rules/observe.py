@@ -138,7 +138,7 @@ def observe(match: Match, seat: int) -> Observation:
     if to_act == seat:
         acting = not m.over
         legal = m.legal_actions() if acting and phase is not Phase.EXCHANGE else ()
-    elif seat > to_act >= 0 and m.simultaneous:  # still to answer the simultaneous decision
+    elif m.asks(seat):  # a seat still to answer the simultaneous decision
         acting = True
         to_act = seat
         legal = m.legal_actions_of(seat) if phase is Phase.GRAND_TICHU else ()

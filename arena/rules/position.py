@@ -23,6 +23,7 @@ from arena.rules.cards import (
     card_name,
     cards_of,
     format_cards,
+    mask_of,
     parse_card,
     parse_cards,
 )
@@ -256,11 +257,11 @@ def format_position(match: Match) -> str:
     if m.phase is Phase.BOMB_WINDOW:
         decision += ":" + "".join(map(str, m.window)) + _RESUMES[m.resume]
     if m.phase is Phase.GRAND_TICHU:
-        undealt = [_mask_of(d) & ~h for d, h in zip(m.dealt, m.hands, strict=True)]
+        undealt = [mask_of(d) & ~h for d, h in zip(m.dealt, m.hands, strict=True)]
         hands = "/".join(f"{_cards(h)}+{_cards(u)}" for h, u in zip(m.hands, undealt, strict=True))
     else:
         hands = "/".join(_cards(h) for h in m.hands)
-    trick = ",".join(f"{s}{_play(p)}" for s, p in m.trick) or "-"
+    trick = ",".join(f"{s}:{_play(p)}" for s, p in m.trick) or "-"
     if m.passes:
         trick += f"+{m.passes}"
     calls = "".join("G" if g else "T" if t else "-" for g, t in zip(m.grand, m.tichu, strict=True))
@@ -329,7 +330,8 @@ def _parse(
     table: list[tuple[int, Play]] = []
     for item in body.split(",") if body != "-" else ():
         top = table[-1][1] if table else None
-        table.append((_parse_seat(item[0]), _parse_play(item[1:], top)))
+        seat, _, play = item.partition(":")
+        table.append((_parse_seat(seat), _parse_play(play, top)))
     if len(calls) != 4 or set(calls) - set("GT-"):
         raise ValueError(f"calls {calls!r}: four of G, T or -")
     swaps: list[Exchange | None] = []
@@ -387,13 +389,6 @@ def _four(text: str, what: str) -> list[str]:
     return items
 
 
-def _mask_of(cards: Sequence[int]) -> Mask:
-    m = 0
-    for c in cards:
-        m |= 1 << c
-    return m
-
-
 def _cards(mask: Mask) -> str:
     """A card set as card names without spaces (every name has two letters); - when empty."""
     return "".join(card_name(c) for c in cards_of(mask)) or "-"
@@ -409,7 +404,7 @@ def _parse_card_list(text: str) -> list[int]:
 
 def _parse_cards(text: str) -> Mask:
     cards = _parse_card_list(text)
-    mask = _mask_of(cards)
+    mask = mask_of(cards)
     if mask.bit_count() != len(cards):
         raise ValueError(f"{text!r} names a card twice")
     return mask

@@ -310,6 +310,8 @@ class Match:
             raise ValueError("a position is a decision: the match is over")
         if not 0 <= seat < 4 or not -1 <= turn < 4:
             raise ValueError(f"seat {seat} or turn {turn} is not a seat")
+        if len(hands) != 4 or len(won) != 4 or len(undealt) != 4:
+            raise ValueError("give four hands, won piles and undealt parts")
         on_table = 0
         for _, play in trick:
             on_table |= play.cards
@@ -320,8 +322,6 @@ class Match:
             seen |= cards
         if seen != FULL_DECK:
             raise ValueError(f"{format_cards(FULL_DECK & ~seen)} placed nowhere")
-        if len(hands) != 4 or len(won) != 4 or len(undealt) != 4:
-            raise ValueError("give four hands, won piles and undealt parts")
         if dealt is None:
             dealt = _plausible_deal(hands, undealt, won, trick)
         m = cls.__new__(cls)

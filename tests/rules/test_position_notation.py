@@ -7,6 +7,8 @@ every seat the same view, and it plays on exactly as the original does.
 from __future__ import annotations
 
 import random
+import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -92,7 +94,7 @@ def test_the_notation_of_a_known_position() -> None:
         "play:0:0",
         "Mj2j/Kp/-/Ph",
         "".join(map(card_name, cards_of(FULL_DECK & ~parse_cards("Mj 2j Kp Ph 9s")))) + "/-/-/-",
-        "39s",
+        "3:9s",
         "----",
         "-/-/-/-",
         "-",
@@ -123,3 +125,11 @@ def test_from_position_refuses_cards_placed_twice_or_nowhere() -> None:
         )
     with pytest.raises(ValueError, match="placed nowhere"):
         Match.from_position([0, 0, 0, 0], phase=Phase.PLAY, seat=0)
+
+
+def test_the_examples_in_the_rules_docs_round_trip() -> None:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "rules.md").read_text()
+    examples = re.findall(r"```text\n(.*?)\n```", doc)
+    assert len(examples) == 3
+    for text in examples:
+        assert format_position(parse_position(text)) == text
