@@ -11,8 +11,11 @@ Override ``act`` to answer every decision yourself, or the per-decision methods:
 from __future__ import annotations
 
 from arena.rules import (
+    CARD_RANKS,
+    DRAGON,
     NO_WISH,
     PASS,
+    PHOENIX,
     Action,
     Exchange,
     Gift,
@@ -23,7 +26,6 @@ from arena.rules import (
     Wish,
     cards_of,
 )
-from arena.rules.cards import CARD_RANKS, DRAGON, PHOENIX
 
 
 class Bot:
@@ -31,10 +33,13 @@ class Bot:
 
     #: Name shown in tables and leaderboards; defaults to the class name.
     name: str = ""
-    #: Milliseconds the referee allows for the decision being asked (deadline plus what is
-    #: left of the time bank, less the client's safety margin); ``None`` when unclocked.
-    #: Set by the SDK client before each decision, so a thinking bot can budget its time.
+    #: The decision's own allowance in milliseconds: ``DecisionRequest.deadline_ms``, the
+    #: table's ``decision_ms`` (less what a resume used up). Set before each decision.
     deadline_ms: float | None = None
+    #: Milliseconds the bot may still think before its answer is late: ``deadline_ms`` plus
+    #: what is left of the hand's time bank, less the SDK client's safety margin over the
+    #: wire (none in-process). Set before each decision; budget a search with it.
+    time_left_ms: float | None = None
 
     def __init__(self) -> None:
         if not self.name:
@@ -56,6 +61,15 @@ class Bot:
         if phase is Phase.DRAGON_GIFT:
             return Gift(self.gift(obs))
         raise ValueError(f"no decision to make in phase {phase.name}")
+
+    def answer(self, obs: Observation) -> tuple[Action, bool]:
+        """The answer and whether to call Tichu before it, in the order every caller uses.
+
+        ``call_tichu`` is asked first, only when ``obs.may_call_tichu``, then ``act``. The
+        referee (in-process), the SDK client and ``sdk.testing`` all ask a bot this way.
+        """
+        call = obs.may_call_tichu and bool(self.call_tichu(obs))
+        return self.act(obs), call
 
     def play(self, obs: Observation) -> Play:
         """Your turn: a play from ``obs.legal`` (``PASS`` is first when passing is legal)."""

@@ -361,7 +361,8 @@ class BotClient:
             return
         self.decisions += 1
         budget = (req.deadline_ms + req.bank_ms_left - self.config.safety_ms) / 1000.0
-        self.bot.deadline_ms = max(0.0, budget * 1000.0)
+        self.bot.deadline_ms = float(req.deadline_ms)
+        self.bot.time_left_ms = max(0.0, budget * 1000.0)
         if self._pool is None:
             action, call_tichu = self._ask_inline(obs, received + budget)
         else:
@@ -413,12 +414,8 @@ class BotClient:
 
     def _ask(self, obs: Observation) -> tuple[Action, bool]:
         """Asks the bot, in the client's call order; a failure gives the default answer."""
-        bot = self.bot
-        call_tichu = False
         try:
-            if obs.may_call_tichu:
-                call_tichu = bool(bot.call_tichu(obs))
-            action = bot.act(obs)
+            action, call_tichu = self.bot.answer(obs)
             # The same check the referee makes: index, cards, exchange, Tichu flag.
             decode_answer(encode_answer(action, obs, call_tichu), obs)
         except Exception as e:

@@ -14,8 +14,9 @@ The deal respects the card counts and what the seat knows:
 
 ``observe(m, obs.seat) == obs`` and ``m.legal_actions() == obs.legal`` hold for the result of
 any view taken from a real match. (A position set up without its history, such as
-``arena.rules.position``, has unseen cards that no hand can hold: they go to the won piles, and
-its view may differ in ``won_points``.) What no seat can see is made up: the other seats'
+``arena.rules.position``, has unseen and played cards that no hand or event places: they go to
+the won piles, and its view may differ in ``won_points``.) Every sample is built with
+``Match.from_position``. What no seat can see is made up: the other seats'
 hidden Grand Tichu answers (``False``), the cards passed between two other seats, the original
 deal behind them, and the match history (``actions``, ``log``, ``hand_results`` are empty and
 ``vp`` is ``[0, 0]``). The events are the observed ones, so the rebuilt match continues the
@@ -31,24 +32,39 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import Any
 
 from arena.rules import (
+    AFTER_PLAY,
+    BEFORE_COLLECT,
     CALL_TICHU,
+    CARD_POINTS,
+    DOG_BIT,
+    DOG_K,
+    FOUR_BOMB,
+    MAHJONG,
     PASS,
+    RANK_MASKS,
+    SINGLE,
     Deal,
     Event,
     EventKind,
     Exchange,
+    Mask,
     Match,
     Observation,
     Options,
     Phase,
     Play,
+    beats,
+    cards_of,
     combinations,
+    mask_of,
+    may_hold_bomb,
+    next_active,
     observe,
+    points_of,
 )
-from arena.rules.cards import CARD_POINTS, DOG_BIT, MAHJONG, RANK_MASKS, Mask, cards_of, points_of
-from arena.rules.combos import DOG_K, FOUR_BOMB, SINGLE, beats, may_hold_bomb
 
 __all__ = [
     "CALL_TICHU",
@@ -65,8 +81,6 @@ __all__ = [
     "observe",
 ]
 
-_AFTER_PLAY = 0  # Match.resume: a window after a play
-_BEFORE_COLLECT = 1  # Match.resume: a window after the pass that would end the trick
 _RETRIES = 20  # attempts at a deal that honours every inferred void before dropping voids
 
 
@@ -160,61 +174,58 @@ class Determinizer:
             raise ValueError("the match is over: nothing to determinize")
         self.obs = obs
         self.history = PublicHistory(obs.events)
-        self._template = self._public_match()
+        self._public = self._public_part()
         self._counts = self._hidden_counts()
         self._forced = self._forced_cards()
         self._pool = obs.unseen & ~_or(self._forced)
         # Unseen cards beyond the hidden hands: only in views without the full history (a
         # position set up directly); they are taken to lie in the won piles.
         self._spare = self._pool.bit_count() - sum(self._counts) + _or(self._forced).bit_count()
+        # Likewise, cards the view shows played but no event put on the table or in a pile.
+        on_table = _or([p.cards for _, p in obs.trick])
+        self._unlogged = obs.played & ~on_table & ~_or(self.history.won)
 
     # ----------------------------------------------------------------- public part
 
-    def _public_match(self) -> Match:
+    def _public_part(self) -> dict[str, Any]:
+        """The ``Match.from_position`` arguments every sample shares: what the view shows."""
         obs = self.obs
         h = self.history
-        m = Match(obs.options)
-        m.hand_no = obs.hand_no
-        m.scores = [obs.scores[0], obs.scores[1]]
-        m.vp = [0, 0]
-        m.hand_results = []
-        m.actions = []
-        m.log = []
-        m.phase = obs.phase
-        m.seat = obs.to_act
-        if obs.phase is Phase.GRAND_TICHU:
-            m.grand = [t == obs.seat and obs.grand[t] for t in range(4)]
-        else:
-            m.grand = list(obs.grand)
-        m.tichu = list(obs.tichu)
-        m.trick = list(obs.trick)
-        trick_cards = 0
-        for _, p in obs.trick:
-            trick_cards |= p.cards
-        m.trick_cards = trick_cards
-        m.owner = obs.trick[-1][0] if obs.trick else -1
-        m.passes = h.passes if obs.trick else 0
-        m.lead = not obs.trick
-        m.wish = obs.wish
-        m.won = h.won.copy()
-        m.out = list(obs.out)
-        m.events = list(obs.events)
-        m.window = []
-        m.resume = _AFTER_PLAY
         ph = obs.phase
+        owner = obs.trick[-1][0] if obs.trick else -1
+        passes = h.passes if obs.trick else 0
+        turn = obs.to_act
+        resume = AFTER_PLAY
         if ph is Phase.GRAND_TICHU or ph is Phase.EXCHANGE:
-            m.turn = -1
+            turn = -1
         elif ph is Phase.BOMB_WINDOW:
-            if m.passes:
-                m.resume = _BEFORE_COLLECT
-                m.turn = h.last_passer
+            if passes:
+                resume = BEFORE_COLLECT
+                turn = h.last_passer
             else:
-                m.turn = _next_active(m.owner, obs.card_counts)
+                turn = next_active(owner, obs.card_counts)
         elif ph is Phase.DRAGON_GIFT:
-            m.turn = h.last_passer if m.passes else m.owner
-        else:  # PLAY, WISH
-            m.turn = obs.to_act
-        return m
+            turn = h.last_passer if passes else owner
+        if ph is Phase.GRAND_TICHU:
+            grand = [t == obs.seat and obs.grand[t] for t in range(4)]
+        else:
+            grand = list(obs.grand)
+        return {
+            "phase": ph,
+            "seat": obs.to_act,
+            "turn": turn,
+            "options": obs.options,
+            "hand_no": obs.hand_no,
+            "scores": obs.scores,
+            "grand": grand,
+            "tichu": obs.tichu,
+            "trick": obs.trick,
+            "passes": passes,
+            "resume": resume,
+            "wish": obs.wish,
+            "out": obs.out,
+            "events": obs.events,
+        }
 
     def _hidden_counts(self) -> list[int]:
         """How many hidden cards each seat holds (this seat: the 6 still to come at 8)."""
@@ -301,43 +312,40 @@ class Determinizer:
         """
         obs = self.obs
         rng = rng or random.Random(0)
-        m = self._template.copy()
         me = obs.seat
         ph = obs.phase
+        undealt = [0, 0, 0, 0]
+        exchanges: list[Exchange | None] = [None, None, None, None]
         if ph is Phase.GRAND_TICHU:
-            firsts: list[list[int]] = []
-            rests: list[list[int]] = []
+            hands = [0, 0, 0, 0]
             for t in range(4):
                 cards = list(cards_of(hidden[t]))
                 rng.shuffle(cards)
                 if t == me:
-                    firsts.append(list(cards_of(obs.hand)))
-                    rests.append(cards)
+                    hands[t] = obs.hand
+                    undealt[t] = hidden[t]
                 else:
-                    firsts.append(cards[:8])
-                    rests.append(cards[8:])
-            m.hands = [_mask(f) for f in firsts]
-            m.dealt = _deal_tuple([(*firsts[t], *rests[t]) for t in range(4)])
-            m.exchanges = [None, None, None, None]
+                    hands[t] = mask_of(cards[:8])
+                    undealt[t] = mask_of(cards[8:])
+            dealt = _deal_tuple([(*cards_of(hands[t]), *cards_of(undealt[t])) for t in range(4)])
         elif ph is Phase.EXCHANGE:
             hands = [obs.hand if t == me else hidden[t] for t in range(4)]
-            m.hands = hands
-            m.dealt = _deal_tuple([tuple(cards_of(h)) for h in hands])
-            exchanges: list[Exchange | None] = [None, None, None, None]
+            dealt = _deal_tuple([tuple(cards_of(h)) for h in hands])
             for t in range(obs.to_act):
                 if t == me:
                     exchanges[t] = obs.given
                 else:
                     a, b, c = rng.sample(list(cards_of(hands[t])), 3)
                     exchanges[t] = Exchange(a, b, c)
-            m.exchanges = exchanges
         else:
             hands = [obs.hand if t == me else hidden[t] for t in range(4)]
-            m.hands = hands
-            m.exchanges, m.dealt = self._past_exchange(hands, rng)
-        if self._spare > 0:
-            m.won = self._piles(self._pool & ~_or(hidden))
-        m.clear_caches()
+            exchanges, dealt = self._past_exchange(hands, rng)
+        won = self.history.won
+        if self._spare > 0 or self._unlogged:
+            won = self._piles(self._pool & ~_or(hidden) | self._unlogged)
+        m = Match.from_position(
+            hands, undealt=undealt, exchanges=exchanges, won=won, dealt=dealt, **self._public
+        )
         if ph is Phase.BOMB_WINDOW:
             m.window = self._window(m)
         return m
@@ -386,16 +394,16 @@ class Determinizer:
             inc = 0
             for k in (1, 2, 3):
                 inc |= 1 << passed[(t - k) & 3][k - 1]
-            dealt.append(tuple(cards_of((holdings[t] & ~inc) | _mask(passed[t]))))
+            dealt.append(tuple(cards_of((holdings[t] & ~inc) | mask_of(passed[t]))))
         return exchanges, _deal_tuple(dealt)
 
     def _window(self, m: Match) -> list[int]:
         """The seat to act, then the seats after it in the window's order that may bomb."""
         h = self.history
         top = m.trick[-1][1]
-        base = h.last_passer if m.resume == _BEFORE_COLLECT else m.owner
+        base = h.last_passer if m.resume == BEFORE_COLLECT else m.owner
         order = [(base + 1) & 3, (base + 2) & 3, (base + 3) & 3, base]
-        if m.resume == _AFTER_PLAY and m.turn in order:
+        if m.resume == AFTER_PLAY and m.turn in order:
             order.remove(m.turn)
         me = m.seat
         window = [me]
@@ -420,26 +428,11 @@ def _bombs_beat(combos: Sequence[Play], top: Play) -> bool:
     return False
 
 
-def _next_active(s: int, counts: Sequence[int]) -> int:
-    for k in (1, 2, 3):
-        t = (s + k) & 3
-        if counts[t]:
-            return t
-    return -1
-
-
 def _or(masks: Sequence[Mask]) -> Mask:
     acc = 0
     for x in masks:
         acc |= x
     return acc
-
-
-def _mask(cards: Sequence[int]) -> Mask:
-    m = 0
-    for c in cards:
-        m |= 1 << c
-    return m
 
 
 def _deal_tuple(hands: Sequence[tuple[int, ...]]) -> Deal:

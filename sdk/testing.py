@@ -16,11 +16,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import replace
 
 from arena.rules import (
     CALL_TICHU,
-    GRAND,
     NO_GRAND,
     Action,
     ArenaError,
@@ -37,8 +35,6 @@ from arena.wire.convert import decode_answer, decode_request, encode_answer, enc
 from sdk.bot import Bot
 
 __all__ = ["IllegalAnswer", "RandomBot", "check_bot_local", "play_local"]
-
-_GRAND_LEGAL: tuple[Action, ...] = (NO_GRAND, GRAND)
 
 
 class IllegalAnswer(ArenaError):
@@ -64,17 +60,6 @@ class RandomBot(Bot):
         return self.rng.choice(obs.legal)
 
 
-def _view(m: Match, seat: int, simultaneous: bool) -> Observation:
-    """The seat's view; for a simultaneous decision, as the referee builds it for every seat."""
-    obs = observe(m, seat)
-    if not simultaneous:
-        return obs
-    if m.phase is Phase.GRAND_TICHU:
-        return replace(obs, to_act=seat, legal=_GRAND_LEGAL, may_call_tichu=False)
-    may_call = m.hands[seat].bit_count() == 14 and not m.grand[seat] and not m.tichu[seat]
-    return replace(obs, to_act=seat, legal=(), may_call_tichu=may_call)
-
-
 def _where(bot: Bot, obs: Observation) -> str:
     return (
         f"{bot.name} at seat {obs.seat} (hand {obs.hand_no + 1},"
@@ -83,7 +68,7 @@ def _where(bot: Bot, obs: Observation) -> str:
 
 
 def _ask(bot: Bot, obs: Observation, wire: bool, request_id: int) -> tuple[Action, bool]:
-    """Asks ``bot`` as the client does: ``call_tichu`` first when allowed, then ``act``."""
+    """Asks ``bot`` as the client does (``Bot.answer``), through the wire when ``wire``."""
     if wire:
         req = encode_request(
             obs, request_id=request_id, state_seq=request_id, deadline_ms=0, bank_ms=0
@@ -93,8 +78,7 @@ def _ask(bot: Bot, obs: Observation, wire: bool, request_id: int) -> tuple[Actio
             raise AssertionError(f"the wire changed the view of {_where(bot, obs)}")
         obs = seen
     try:
-        call = obs.may_call_tichu and bool(bot.call_tichu(obs))
-        action = bot.act(obs)
+        action, call = bot.answer(obs)
     except Exception as e:
         e.add_note(f"raised by {_where(bot, obs)}")
         raise
@@ -140,7 +124,7 @@ def play_local(
         phase = m.phase
         if phase is Phase.GRAND_TICHU or phase is Phase.EXCHANGE:
             hand = m.hand_no
-            views = [_view(m, s, True) for s in range(4)]
+            views = [observe(m, s) for s in range(4)]  # all four to act, none answered yet
             answers = []
             for s in range(4):
                 asked += 1
@@ -151,7 +135,7 @@ def play_local(
                 _apply(m, bots[s], views[s], *answers[s])
             continue
         s = m.seat
-        obs = _view(m, s, False)
+        obs = observe(m, s)
         asked += 1
         action, call = _ask(bots[s], obs, wire, asked)
         _apply(m, bots[s], obs, action, call)

@@ -153,12 +153,14 @@ def play(
         except ManifestError as e:
             console.print(f"[red]error[/red]: {escape(str(e))}", highlight=False)
             raise typer.Exit(2) from None
-        config = MatchConfig(options, seed, (), clock, policy, names=names, table_id="play")
+        config = MatchConfig(
+            options=options, seed=seed, time=clock, policy=policy, names=names, table_id="play"
+        )
         seats = [InProcessSeat(bot, name) for bot, name in zip(players, names, strict=True)]
         record = run_loop(Referee(seats, config, watch=progress).run())
         record.save(out)
     else:
-        from arena.server.bots import BotStartError
+        from arena.server import BotStartError
 
         try:
             record = run_loop(
@@ -182,8 +184,7 @@ async def _play_grpc(
     out: Path,
     progress: _Progress,
 ) -> MatchRecord:
-    from arena.server import ArenaServer, TableSpec
-    from arena.server.bots import play_table
+    from arena.server import ArenaServer, TableSpec, play_table
 
     server = ArenaServer()
     await server.start()

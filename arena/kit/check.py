@@ -32,10 +32,9 @@ import re
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import grpc
 from rich.console import Console
@@ -56,8 +55,16 @@ from arena.referee import (
 from arena.rules import Match, Options, Phase
 from arena.rules.position import position
 from arena.runtime.aio import run as run_loop
-from arena.server import ArenaServer, GrpcSeat, MatchPlan, Stream, Table, TableSpec
-from arena.server.bots import BotStartError, play_table
+from arena.server import (
+    ArenaServer,
+    BotStartError,
+    GrpcSeat,
+    MatchPlan,
+    Stream,
+    Table,
+    TableSpec,
+    play_table,
+)
 from arena.server.manifest import Manifest
 
 __all__ = [
@@ -71,7 +78,6 @@ __all__ = [
     "run_check",
 ]
 
-_POLL_S = 0.005
 _SHOWN = 5  # problems listed per failed check under the table
 
 
@@ -223,16 +229,15 @@ class _TableRun:
         self.log_dir = log_dir
         self.table: Table | None = None
         self.records: list[MatchRecord] = []
-        self.asked: list[_Asked] = []
-        self.joined: dict[int, float] = {}
+        self.asked_log: list[_Asked] = []
+        self.joined_s: dict[int, float] = {}  # seat -> seconds from the start to its first join
         self.exits: dict[int, int] = {}
         self.exit_match: dict[int, int] = {}  # seat -> match (from 1) it exited in
         self.marks: list[list[int]] = []  # log sizes by seat at the end of each match
         self.error = ""
         self.seconds = 0.0
-        self.before_decide: Callable[[GrpcSeat, Decision], None] | None = None
+        self.cutter: _Cutter | None = None
         self._t0 = 0.0
-        self._tasks: list[asyncio.Task[None]] = []
 
     async def run(self, server: ArenaServer, timeout_s: float) -> None:
         """Plays the table to its end; a start error or a timeout lands in ``error``."""
@@ -255,8 +260,6 @@ class _TableRun:
         except TimeoutError:
             self.error = f"the table did not finish within {timeout_s:g} s"
         finally:
-            for task in self._tasks:
-                task.cancel()
             self.seconds = time.perf_counter() - self._t0
 
     def _exited(self, seat: int, code: int) -> None:
@@ -269,47 +272,41 @@ class _TableRun:
 
     def _on_table(self, table: Table) -> None:
         self.table = table
-        self._tasks.append(asyncio.ensure_future(self._watch_joins(table)))
-        for seat in table.seats:
-            # Times and records every decision (an instance attribute shadows the method).
-            setattr(seat, "decide", self._timed(seat))  # noqa: B010
+        table.observe(self)
 
-    async def _watch_joins(self, table: Table) -> None:
-        while len(self.joined) < 4:
-            for seat in table.seats:
-                if seat.joined and seat.seat not in self.joined:
-                    self.joined[seat.seat] = time.perf_counter() - self._t0
-            await asyncio.sleep(_POLL_S)
+    # ------------------------------------------------ SeatObserver: joins and decisions
 
-    def _timed(self, seat: GrpcSeat) -> Callable[[Decision], Coroutine[Any, Any, Answer]]:
-        inner = seat.decide
+    def joined(self, seat: GrpcSeat, resumed: bool) -> None:
+        """Notes when each seat first joined; tells the cutter of a resume."""
+        self.joined_s.setdefault(seat.seat, time.perf_counter() - self._t0)
+        if self.cutter is not None:
+            self.cutter.joined(seat)
 
-        async def decide(decision: Decision) -> Answer:
-            if self.before_decide is not None:
-                self.before_decide(seat, decision)
-            obs = decision.obs
-            at = time.perf_counter()
-            answer = await inner(decision)
-            failure = ""
-            if answer.action is None:
-                kind = (answer.failure or FailureKind.MALFORMED).name.lower()
-                failure = f"{kind}: {answer.detail}" if answer.detail else kind
-            self.asked.append(
-                _Asked(
-                    seat.info.match_no,
-                    seat.seat,
-                    obs.phase,
-                    obs.hand_no + 1,
-                    at,
-                    (time.perf_counter() - at) * 1000.0,
-                    decision.deadline_ms + decision.bank_ms,
-                    failure,
-                    str(answer.action) if answer.action is not None else "",
-                )
+    def asked(self, seat: GrpcSeat, decision: Decision) -> None:
+        """Lets the cutter cut the connection while a decision is open."""
+        if self.cutter is not None:
+            self.cutter.asked(seat, decision)
+
+    def answered(self, seat: GrpcSeat, decision: Decision, answer: Answer, ms: float) -> None:
+        """Records the decision, its time and its answer (or failure)."""
+        obs = decision.obs
+        failure = ""
+        if answer.action is None:
+            kind = (answer.failure or FailureKind.MALFORMED).name.lower()
+            failure = f"{kind}: {answer.detail}" if answer.detail else kind
+        self.asked_log.append(
+            _Asked(
+                seat.info.match_no,
+                seat.seat,
+                obs.phase,
+                obs.hand_no + 1,
+                time.perf_counter() - ms / 1000.0,
+                ms,
+                decision.deadline_ms + decision.bank_ms,
+                failure,
+                str(answer.action) if answer.action is not None else "",
             )
-            return answer
-
-        return decide
+        )
 
     def log(self, seat: int) -> Path:
         """The seat's log file (``play_table`` names it ``seat<k>-<name>.log``)."""
@@ -341,7 +338,7 @@ class _TableRun:
 
     def in_match(self, k: int) -> list[_Asked]:
         """The decisions asked in match ``k`` (from 1)."""
-        return [a for a in self.asked if a.match_no == k]
+        return [a for a in self.asked_log if a.match_no == k]
 
 
 def _size(path: Path) -> int:
@@ -441,10 +438,10 @@ def _fail(name: str, problems: list[str], seconds: float) -> CheckResult:
 
 def _check_startup(run: _TableRun, manifest: Manifest) -> CheckResult:
     limit = manifest.startup_timeout_s
-    slowest = max(run.joined.values(), default=run.seconds)
-    if run.error and not run.joined:
+    slowest = max(run.joined_s.values(), default=run.seconds)
+    if run.error and not run.joined_s:
         return CheckResult("startup", False, run.error, run.seconds)
-    missing = [s for s in range(4) if s not in run.joined]
+    missing = [s for s in range(4) if s not in run.joined_s]
     if missing:
         s = missing[0]
         why = (
@@ -524,14 +521,9 @@ class _Cutter:
         self.cut_at = 0.0
         self.where = ""
         self.back_ms: float | None = None
-        self._watcher: asyncio.Task[None] | None = None
 
-    def stop(self) -> None:
-        """Stops watching for the resume."""
-        if self._watcher is not None:
-            self._watcher.cancel()
-
-    def __call__(self, seat: GrpcSeat, decision: Decision) -> None:
+    def asked(self, seat: GrpcSeat, decision: Decision) -> None:
+        """Cuts the stream (just after the request is sent) at the chosen play decision."""
         obs = decision.obs
         if self.cut is not None or seat.seat != 0 or obs.phase is not Phase.PLAY:
             return
@@ -543,6 +535,11 @@ class _Cutter:
         self.where = f"hand {obs.hand_no + 1}, a play decision open"
         asyncio.get_running_loop().call_soon(self._cut, seat)
 
+    def joined(self, seat: GrpcSeat) -> None:
+        """Times the resume: the first new stream on the cut seat."""
+        if seat.seat == 0 and self.cut is not None and self.back_ms is None:
+            self.back_ms = (time.perf_counter() - self.cut_at) * 1000.0
+
     def _cut(self, seat: GrpcSeat) -> None:
         stream = seat.stream
         if stream is None or self.cut is not None:
@@ -550,15 +547,6 @@ class _Cutter:
         self.cut = stream
         self.cut_at = time.perf_counter()
         stream.close(grpc.StatusCode.UNAVAILABLE, "check-bot: the connection is cut on purpose")
-        self._watcher = asyncio.ensure_future(self._watch_back(seat))
-
-    async def _watch_back(self, seat: GrpcSeat) -> None:
-        while True:
-            stream = seat.stream
-            if stream is not None and stream is not self.cut:
-                self.back_ms = (time.perf_counter() - self.cut_at) * 1000.0
-                return
-            await asyncio.sleep(_POLL_S)
 
 
 def _check_reconnect(run: _TableRun, k: int, cutter: _Cutter) -> CheckResult:
@@ -646,11 +634,10 @@ async def check_bot(
         first = _TableRun(
             "match", manifest, spec("check-match", match_options, plans=plans), logs / "match"
         )
-        first.before_decide = cutter
+        first.cutter = cutter
         await first.run(server, timeout)
-        cutter.stop()
         add(_check_startup(first, manifest))
-        if not first.joined:
+        if not first.joined_s:
             for name in ("full match", *(f"position: {p.name}" for p in POSITIONS), "reconnect"):
                 add(CheckResult(name, False, "not run: the bot did not start", 0.0))
             return report

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from arena.ratings.hands import HandOutcome, RatingError, Team, outcome_of
+from arena.ratings.hands import HandOutcome, RatingError, Team
+from arena.rules.scoring import victory_points as team_victory_points
 
 
 @dataclass(frozen=True)
@@ -59,13 +60,10 @@ class Standing:
 
 
 def victory_points(hand: TurnierHand) -> tuple[int, int]:
-    """Returns the VP of (team A, team B) for one hand."""
-    if hand.double_victory is not None:
-        failed = hand.failed_bet_a if hand.double_victory == "A" else hand.failed_bet_b
-        winner = 2 if failed else 3
-        return (winner, 0) if hand.double_victory == "A" else (0, winner)
-    outcome = outcome_of(hand.score_a - hand.score_b)
-    return int(2 * outcome), int(2 * (1.0 - outcome))
+    """Returns the VP of (team A, team B) for one hand (``arena.rules.scoring``)."""
+    double = {"A": 0, "B": 1, None: -1}[hand.double_victory]
+    failed = hand.failed_bet_a if double == 0 else hand.failed_bet_b if double == 1 else False
+    return team_victory_points((hand.score_a, hand.score_b), double, failed)
 
 
 def vp_standings(hands: Iterable[TurnierHand]) -> tuple[Standing, ...]:

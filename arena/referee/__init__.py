@@ -1,11 +1,14 @@
 """The referee: plays a match between four seats, whatever carries their answers.
 
 ``Referee(seats, MatchConfig(...)).run()`` returns a ``MatchRecord``. Seats implement the
-``Seat`` protocol: ``InProcessSeat`` wraps an ``sdk.Bot``; ``arena.server`` provides the gRPC
-seat. The failure policy (``FailurePolicy``, ``Adjudicator``) decides what each failure costs.
+``Seat`` protocol: ``InProcessSeat`` wraps a ``Player`` (``sdk.Bot`` is one); ``arena.server``
+provides the gRPC seat. The failure policy (``FailurePolicy``, ``Adjudicator``) decides what
+each failure costs.
 """
 
-from arena.referee.match import MatchConfig, Referee
+from arena.referee.config import MatchConfig, MatchPlan, MatchSettings
+from arena.referee.match import Referee
+from arena.referee.player import FallbackPlayer, Player
 from arena.referee.policy import (
     Adjudicator,
     Failure,
@@ -22,7 +25,6 @@ from arena.referee.seat import (
     Answer,
     Decision,
     EventType,
-    FallbackBot,
     InProcessSeat,
     MatchInfo,
     MatchOutcome,
@@ -39,13 +41,16 @@ __all__ = [
     "FailureKind",
     "FailureOutcome",
     "FailurePolicy",
-    "FallbackBot",
+    "FallbackPlayer",
     "GiveUp",
     "InProcessSeat",
     "MatchConfig",
     "MatchInfo",
     "MatchOutcome",
+    "MatchPlan",
     "MatchRecord",
+    "MatchSettings",
+    "Player",
     "Referee",
     "Seat",
     "TableEvent",

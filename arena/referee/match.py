@@ -22,18 +22,16 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
+from arena.referee.config import MatchConfig
 from arena.referee.policy import (
     Adjudicator,
     Failure,
     FailureKind,
     FailureOutcome,
-    FailurePolicy,
     GiveUp,
     Termination,
-    TimeControl,
     default_action,
 )
 from arena.referee.record import MatchRecord
@@ -49,23 +47,18 @@ from arena.referee.seat import (
 )
 from arena.rules import (
     CALL_TICHU,
-    GRAND,
-    NO_GRAND,
     Action,
     EventKind,
     IllegalActionError,
     Match,
     Observation,
-    Options,
     Phase,
     Play,
     observe,
 )
 from arena.rules.cards import DOG_BIT
-from arena.rules.observe import replace_observation
-from arena.rules.state import Deal, Event
+from arena.rules.state import Event
 
-_GRAND_LEGAL: tuple[Action, ...] = (NO_GRAND, GRAND)
 _PLAY = EventKind.PLAY
 _PASS = EventKind.PASS
 _OUT = EventKind.OUT
@@ -82,31 +75,6 @@ _SIMPLE: dict[int, EventType] = {
     EventKind.EXCHANGE: EventType.EXCHANGE_DONE,
     EventKind.HAND_START: EventType.HAND_STARTED,
 }
-
-
-@dataclass(frozen=True)
-class MatchConfig:
-    """Everything that defines a match at a table besides its seats.
-
-    ``max_hands`` caps a match to a target (0 = no cap); a capped match is adjudicated as it
-    stands. ``names`` are the seats' display names, by seat.
-
-    ``start``, when given, is a position to play from instead of dealing the first hand (a
-    copy is played; build it with ``arena.rules.position`` and the same ``options``). Its
-    replay cannot be replayed from its deal. Used by ``arena check-bot``.
-    """
-
-    options: Options = field(default_factory=Options)
-    seed: int = 0
-    deals: tuple[Deal, ...] = ()
-    time: TimeControl = field(default_factory=TimeControl)
-    policy: FailurePolicy = field(default_factory=FailurePolicy)
-    skip_forced: bool = True
-    table_id: str = "table"
-    names: tuple[str, ...] = ("seat 0", "seat 1", "seat 2", "seat 3")
-    max_hands: int = 0
-    match_no: int = 1
-    start: Match | None = None
 
 
 class _Stop(Exception):
@@ -287,7 +255,7 @@ class Referee:
     async def _simultaneous(self, phase: Phase) -> None:
         """Asks all four seats at once, then applies the answers in seat order."""
         m = self.match
-        obs = [self._simultaneous_view(s, phase) for s in range(4)]
+        obs = [observe(m, s) for s in range(4)]  # every seat to act: none has answered yet
         asks: list[asyncio.Future[Answer] | None] = [None, None, None, None]
         decision_ms = self.config.time.decision_ms
         vp = (m.vp[0], m.vp[1]) if self.config.options.tournament else None
@@ -314,15 +282,6 @@ class Referee:
         if phase is Phase.GRAND_TICHU and not m.over:
             called = (m.grand[0], m.grand[1], m.grand[2], m.grand[3])
             self._publish(EventType.GRAND_TICHU_REVEALED, -1, called=called)
-
-    def _simultaneous_view(self, s: int, phase: Phase) -> Observation:
-        """Seat ``s``'s view of a decision asked of all four seats before any is applied."""
-        m = self.match
-        obs = observe(m, s)
-        if phase is Phase.GRAND_TICHU:
-            return replace_observation(obs, to_act=s, legal=_GRAND_LEGAL, may_call_tichu=False)
-        may_call = m.hands[s].bit_count() == 14 and not m.grand[s] and not m.tichu[s]
-        return replace_observation(obs, to_act=s, legal=(), may_call_tichu=may_call)
 
     def _settle(self, s: int, obs: Observation, answer: Answer, window: bool) -> None:
         """Applies an answer, or the default action with the failure it calls for."""

@@ -16,7 +16,7 @@ from arena.referee.policy import Failure, Termination
 from arena.rules import HandResult, Match
 
 if TYPE_CHECKING:
-    from arena.referee.match import MatchConfig
+    from arena.referee.config import MatchConfig
     from arena.referee.seat import MatchOutcome
 
 

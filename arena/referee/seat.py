@@ -2,7 +2,8 @@
 
 The match loop (``arena.referee.match``) knows no transport. It drives four objects that
 implement ``Seat``: ``start`` once per match, ``notify`` for every public event, ``decide``
-for every decision. ``InProcessSeat`` wraps an ``sdk.Bot`` and calls it directly; the gRPC
+for every decision. ``InProcessSeat`` wraps a ``Player`` (such as an ``sdk.Bot``) and calls
+it directly; the gRPC
 seat in ``arena.server`` sends the same decisions over a stream and enforces the clock.
 """
 
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import NamedTuple, Protocol
 
+from arena.referee.player import FallbackPlayer, Player
 from arena.referee.policy import (
     Failure,
     FailureKind,
@@ -21,9 +23,7 @@ from arena.referee.policy import (
     Termination,
     TimeControl,
 )
-from arena.rules import PASS, Action, HandResult, Observation, Options, Play
-from arena.rules.cards import Mask
-from sdk.bot import Bot
+from arena.rules import Action, HandResult, Mask, Observation, Options, Play
 
 
 class EventType(IntEnum):
@@ -154,16 +154,17 @@ class Seat(Protocol):
 
 
 class InProcessSeat:
-    """A seat played by an ``sdk.Bot`` in this process: no wire, the same clock.
+    """A seat played by a ``Player`` (an ``sdk.Bot``) in this process: no wire, the same clock.
 
-    Tichu is offered first (``bot.call_tichu``) whenever the view allows a call, then the
-    answer is ``bot.act(obs)``. The bot is told its time (``bot.deadline_ms``, as the SDK
-    client does); a bot in this process cannot be interrupted, so an answer that comes later
+    The player is asked through ``answer(obs)``: Tichu first whenever the view allows a call,
+    then the action. It is told its time (``deadline_ms``, ``time_left_ms``, as the SDK
+    client does); a player
+    in this process cannot be interrupted, so an answer that comes later
     than the decision time plus the bank is discarded as a timeout, as a late answer over the
     wire would be. An exception raised by the bot is reported as a crash.
     """
 
-    def __init__(self, bot: Bot, name: str = "") -> None:
+    def __init__(self, bot: Player, name: str = "") -> None:
         self.bot = bot
         self.name = name or bot.name
 
@@ -180,11 +181,11 @@ class InProcessSeat:
         """Asks the bot directly; a late answer is a timeout (see the class docstring)."""
         obs = decision.obs
         limit = decision.deadline_ms + decision.bank_ms
-        self.bot.deadline_ms = float(limit)
+        self.bot.deadline_ms = float(decision.deadline_ms)
+        self.bot.time_left_ms = float(limit)  # nothing is lost in transit: no safety margin
         t0 = time.perf_counter()
         try:
-            call = obs.may_call_tichu and bool(self.bot.call_tichu(obs))
-            action = self.bot.act(obs)
+            action, call = self.bot.answer(obs)
         except Exception as e:  # a bot's bug must not take the referee down
             last = traceback.extract_tb(e.__traceback__)[-1:]
             where = f" at {last[0].filename}:{last[0].lineno}" if last else ""
@@ -193,28 +194,9 @@ class InProcessSeat:
         if elapsed > limit:
             detail = f"answered after {elapsed:.0f} ms, beyond the {limit} ms allowed"
             return Answer(None, False, elapsed, FailureKind.TIMEOUT, detail)
-        return Answer(action, call, elapsed)
-
-
-class FallbackBot(Bot):
-    """The built-in bot that plays a seat given up under ``GIVE_UP_FALLBACK_BOT``.
-
-    Plays the lowest play that beats the table (never a bomb), leads the lowest play, passes
-    otherwise; takes the sdk defaults for the other decisions. Simple, legal and quick.
-    """
-
-    name = "fallback"
-
-    def play(self, obs: Observation) -> Play:
-        """The lowest non-bomb play from the legal list, else the pass (or the first play)."""
-        for action in obs.legal:
-            if isinstance(action, Play) and action.kind != PASS.kind and not action.is_bomb:
-                return action
-        first = obs.legal[0]
-        assert isinstance(first, Play)
-        return first
+        return Answer(action, obs.may_call_tichu and bool(call), elapsed)
 
 
 def fallback_seat() -> InProcessSeat:
     """A fresh in-process seat for a seat given up under ``GIVE_UP_FALLBACK_BOT``."""
-    return InProcessSeat(FallbackBot(), "fallback")
+    return InProcessSeat(FallbackPlayer(), "fallback")

@@ -3,6 +3,8 @@
 ``Match(options, seed, deals)`` deals and runs a match; ``legal_actions()`` lists the answers
 to the current decision; ``apply(action)`` plays one; ``observe(match, seat)`` is a seat's
 redacted view. ``(options, seed or deals, actions)`` replays a match exactly.
+``Match.from_position`` builds a match in mid-hand; ``format_position``/``parse_position``
+write and read it in the position notation (docs/rules.md, "Positions").
 """
 
 from arena.rules.actions import (
@@ -19,10 +21,21 @@ from arena.rules.actions import (
     Wish,
 )
 from arena.rules.cards import (
+    CARD_POINTS,
+    CARD_RANKS,
+    CARD_SUITS,
     DOG,
+    DOG_BIT,
     DRAGON,
+    DRAGON_BIT,
+    FULL_DECK,
     MAHJONG,
+    MAHJONG_BIT,
     PHOENIX,
+    PHOENIX_BIT,
+    RANK_MASKS,
+    SPECIALS,
+    SUIT_MASKS,
     Card,
     CardSet,
     Mask,
@@ -35,10 +48,33 @@ from arena.rules.cards import (
     parse_cards,
     points_of,
 )
-from arena.rules.combos import PASS, Combo, Play, beats, combinations, parse_play, readings
+from arena.rules.combos import (
+    DOG_K,
+    FLUSH_BOMB,
+    FOUR_BOMB,
+    FULL_HOUSE,
+    PAIR,
+    PASS,
+    PASS_K,
+    SINGLE,
+    STEPS,
+    STRAIGHT,
+    TRIPLE,
+    Combo,
+    Play,
+    beats,
+    combinations,
+    may_hold_bomb,
+    parse_play,
+    readings,
+)
 from arena.rules.errors import ArenaError, IllegalActionError, InvalidActionError
 from arena.rules.observe import Observation, observe
+from arena.rules.position import format_position, parse_position
+from arena.rules.scoring import HandScore, failed_bet, score_hand, victory_points
 from arena.rules.state import (
+    AFTER_PLAY,
+    BEFORE_COLLECT,
     Deal,
     Event,
     EventKind,
@@ -46,19 +82,43 @@ from arena.rules.state import (
     Match,
     Options,
     deal_from_seed,
+    next_active,
     team_of,
 )
 
 __all__ = [
+    "AFTER_PLAY",
+    "BEFORE_COLLECT",
     "CALL_TICHU",
+    "CARD_POINTS",
+    "CARD_RANKS",
+    "CARD_SUITS",
     "DOG",
+    "DOG_BIT",
+    "DOG_K",
     "DRAGON",
+    "DRAGON_BIT",
+    "FLUSH_BOMB",
+    "FOUR_BOMB",
+    "FULL_DECK",
+    "FULL_HOUSE",
     "GRAND",
     "MAHJONG",
+    "MAHJONG_BIT",
     "NO_GRAND",
     "NO_WISH",
+    "PAIR",
     "PASS",
+    "PASS_K",
     "PHOENIX",
+    "PHOENIX_BIT",
+    "RANK_MASKS",
+    "SINGLE",
+    "SPECIALS",
+    "STEPS",
+    "STRAIGHT",
+    "SUIT_MASKS",
+    "TRIPLE",
     "Action",
     "ArenaError",
     "CallTichu",
@@ -72,6 +132,7 @@ __all__ = [
     "Gift",
     "GrandTichu",
     "HandResult",
+    "HandScore",
     "IllegalActionError",
     "InvalidActionError",
     "Mask",
@@ -87,13 +148,20 @@ __all__ = [
     "cards_of",
     "combinations",
     "deal_from_seed",
+    "failed_bet",
     "format_cards",
+    "format_position",
     "mask_of",
+    "may_hold_bomb",
+    "next_active",
     "observe",
     "parse_card",
     "parse_cards",
     "parse_play",
+    "parse_position",
     "points_of",
     "readings",
+    "score_hand",
     "team_of",
+    "victory_points",
 ]

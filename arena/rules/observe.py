@@ -1,4 +1,9 @@
-"""A seat's view of a match, built from scratch and redacted: what RULES.md §7 lets it know."""
+"""A seat's view of a match, built from scratch and redacted: what RULES.md §7 lets it know.
+
+During a simultaneous decision (Grand Tichu, the exchange) every seat that has still to
+answer sees itself to act, with its own legal answers and Tichu right: the view the four
+seats are asked from before any answer is applied.
+"""
 
 from __future__ import annotations
 
@@ -129,11 +134,21 @@ def observe(match: Match, seat: int) -> Observation:
         )
     won = m.won
     t = m.tichu
-    acting = m.seat == seat and not m.over
+    to_act = m.seat
+    if to_act == seat:
+        acting = not m.over
+        legal = m.legal_actions() if acting and phase is not Phase.EXCHANGE else ()
+    elif m.asks(seat):  # a seat still to answer the simultaneous decision
+        acting = True
+        to_act = seat
+        legal = m.legal_actions_of(seat) if phase is Phase.GRAND_TICHU else ()
+    else:
+        acting = False
+        legal = ()
     return new_observation(  # in field order
         seat,
         phase,
-        m.seat,
+        to_act,
         m.hand_no,
         hands[seat],
         counts,
@@ -150,6 +165,6 @@ def observe(match: Match, seat: int) -> Observation:
         (m.scores[0], m.scores[1]),
         m.options,
         tuple(m.events),
-        m.legal_actions() if acting and phase is not Phase.EXCHANGE else (),
+        legal,
         acting and m.can_call_tichu(seat),
     )

@@ -9,23 +9,36 @@ end of the match. It has no action history, so it cannot be replayed from its de
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
-from arena.rules.actions import Phase
+from arena.rules.actions import Exchange, Phase
 from arena.rules.cards import (
     DOG_BIT,
     FULL_DECK,
     MAHJONG_BIT,
+    RANK_CHARS,
     RANK_MASKS,
     Mask,
+    card_name,
     cards_of,
     format_cards,
+    mask_of,
+    parse_card,
     parse_cards,
 )
-from arena.rules.combos import Play, beats, parse_play, readings
-from arena.rules.state import Deal, Event, EventKind, Match, Options, team_of
+from arena.rules.combos import DOG_K, Play, beats, parse_play, parse_rank, readings
+from arena.rules.state import (
+    AFTER_PLAY,
+    BEFORE_COLLECT,
+    Event,
+    EventKind,
+    Match,
+    Options,
+    team_of,
+)
 
-__all__ = ["position"]
+__all__ = ["format_position", "parse_position", "position"]
 
 
 def position(
@@ -151,25 +164,22 @@ def position(
     passed = _between(owner, to_act, masks) if table else []
     events += [Event(EventKind.PASS, s) for s in passed]
 
-    dealt = _plausible_deal(masks, piles, table)
-    m = Match(opts, deals=[dealt])
-    m.phase = Phase.PLAY
-    m.seat = m.turn = to_act
-    m.hands = masks
-    m.grand = [s in grand for s in range(4)]
-    m.tichu = [s in tichu for s in range(4)]
-    m.trick = table
-    m.trick_cards = on_table
-    m.owner = owner
-    m.passes = len(passed)
-    m.lead = not table
-    m.wish = wish
-    m.won = piles
-    m.out = out_list
-    m.events = events
-    m.scores = [scores[0], scores[1]]
-    m.clear_caches()  # the caches of the hands dealt are all invalid now
-    return m
+    return Match.from_position(
+        masks,
+        phase=Phase.PLAY,
+        seat=to_act,
+        turn=to_act,
+        options=opts,
+        scores=scores,
+        grand=[s in grand for s in range(4)],
+        tichu=[s in tichu for s in range(4)],
+        trick=table,
+        passes=len(passed),
+        wish=wish,
+        won=piles,
+        out=out_list,
+        events=events,
+    )
 
 
 def _mask(cards: str | Mask, what: str) -> Mask:
@@ -201,13 +211,241 @@ def _between(owner: int, to_act: int, hands: list[Mask]) -> list[int]:
     return seats
 
 
-def _plausible_deal(hands: list[Mask], piles: list[Mask], table: list[tuple[int, Play]]) -> Deal:
-    """A deal that could lead here: each hand and its plays, filled up from the won piles."""
-    own = [hands[s] | sum(p.cards for t, p in table if t == s) for s in range(4)]
-    spare = list(cards_of(piles[0] | piles[1] | piles[2] | piles[3]))
-    deal = []
-    for s in range(4):
-        need = 14 - own[s].bit_count()
-        deal.append((*cards_of(own[s]), *spare[:need]))
-        del spare[:need]
-    return (deal[0], deal[1], deal[2], deal[3])
+# ---------------------------------------------------------------------- the position notation
+
+_PHASES: dict[Phase, str] = {
+    Phase.GRAND_TICHU: "grand",
+    Phase.EXCHANGE: "exchange",
+    Phase.PLAY: "play",
+    Phase.BOMB_WINDOW: "bomb",
+    Phase.WISH: "wish",
+    Phase.DRAGON_GIFT: "gift",
+}
+_PHASE_OF = {name: phase for phase, name in _PHASES.items()}
+_RESUMES = {AFTER_PLAY: "a", BEFORE_COLLECT: "c"}
+_RESUME_OF = {code: resume for resume, code in _RESUMES.items()}
+# Event kind -> its letter; a play out of turn (``value`` 1, a bomb window) is written "!".
+_EVENT_CODES: dict[int, str] = {
+    EventKind.HAND_START: "H",
+    EventKind.GRAND_TICHU: "G",
+    EventKind.TICHU: "T",
+    EventKind.EXCHANGE: "X",
+    EventKind.PLAY: ":",
+    EventKind.PASS: "-",
+    EventKind.WISH: "w",
+    EventKind.WISH_FULFILLED: "f",
+    EventKind.TRICK_WON: "t",
+    EventKind.DRAGON_GIFT: "d",
+    EventKind.OUT: "o",
+    EventKind.HAND_END: "E",
+}
+_EVENT_OF = {code: kind for kind, code in _EVENT_CODES.items()}
+_BOMB_CODE = "!"
+
+
+def format_position(match: Match) -> str:
+    """The match's position in the notation of docs/rules.md ("Positions"): one line, eleven
+    fields, everything ``parse_position`` needs to rebuild it (every seat's view included)."""
+    m = match
+    if m.over:
+        raise ValueError("the match is over: there is no position to write")
+    o = m.options
+    opts = f"{o.target_score}{f'h{o.hands}' if o.hands else ''}"
+    opts += ("g" if o.grand_tichu else "") + ("t" if o.tournament else "")
+    game = f"{m.seed}:{m.hand_no}:{m.scores[0]},{m.scores[1]}:{m.vp[0]},{m.vp[1]}"
+    decision = f"{_PHASES[m.phase]}:{_seat(m.seat)}:{_seat(m.turn)}"
+    if m.phase is Phase.BOMB_WINDOW:
+        decision += ":" + "".join(map(str, m.window)) + _RESUMES[m.resume]
+    if m.phase is Phase.GRAND_TICHU:
+        undealt = [mask_of(d) & ~h for d, h in zip(m.dealt, m.hands, strict=True)]
+        hands = "/".join(f"{_cards(h)}+{_cards(u)}" for h, u in zip(m.hands, undealt, strict=True))
+    else:
+        hands = "/".join(_cards(h) for h in m.hands)
+    trick = ",".join(f"{s}:{_play(p)}" for s, p in m.trick) or "-"
+    if m.passes:
+        trick += f"+{m.passes}"
+    calls = "".join("G" if g else "T" if t else "-" for g, t in zip(m.grand, m.tichu, strict=True))
+    exchanges = "/".join("".join(map(card_name, e)) if e else "-" for e in m.exchanges)
+    return " ".join(
+        (
+            opts,
+            game,
+            decision,
+            hands,
+            "/".join(_cards(w) for w in m.won),
+            trick,
+            calls,
+            exchanges,
+            RANK_CHARS[m.wish - 2] if m.wish else "-",
+            "".join(map(str, m.out)) or "-",
+            ",".join(_event(e) for e in m.events),
+        )
+    )
+
+
+def parse_position(text: str) -> Match:
+    """Rebuilds the match ``format_position`` wrote (``Match.from_position``); the hands after
+    the current one are dealt from the seed. Raises ``ValueError`` on a malformed position."""
+    fields = text.split()
+    if len(fields) != 11:
+        raise ValueError(f"a position has 11 fields separated by spaces, not {len(fields)}")
+    opts, game, decision, hands, won, trick, calls, exchanges, wish, out, events = fields
+    try:
+        return _parse(opts, game, decision, hands, won, trick, calls, exchanges, wish, out, events)
+    except (KeyError, IndexError) as e:
+        raise ValueError(f"malformed position {text!r}: {e!r}") from None
+
+
+def _parse(
+    opts: str,
+    game: str,
+    decision: str,
+    hands: str,
+    won: str,
+    trick: str,
+    calls: str,
+    exchanges: str,
+    wish: str,
+    out: str,
+    events: str,
+) -> Match:
+    head = re.fullmatch(r"(\d+)(?:h(\d+))?(g?)(t?)", opts)
+    if head is None:
+        raise ValueError(f"options {opts!r}: write e.g. 1000g or 1000h9t")
+    options = Options(int(head[1]), int(head[2] or 0), bool(head[3]), bool(head[4]))
+    seed, hand_no, scores, vp = game.split(":")
+    parts = decision.split(":")
+    phase = _PHASE_OF[parts[0]]
+    window: list[int] = []
+    resume = AFTER_PLAY
+    if phase is Phase.BOMB_WINDOW:
+        window = [int(c) for c in parts[3][:-1]]
+        resume = _RESUME_OF[parts[3][-1]]
+    hand_masks, undealt = [], []
+    for h in _four(hands, "hands"):
+        held, _, rest = h.partition("+")
+        hand_masks.append(_parse_cards(held))
+        undealt.append(_parse_cards(rest))
+    body, _, passes = trick.partition("+")
+    table: list[tuple[int, Play]] = []
+    for item in body.split(",") if body != "-" else ():
+        top = table[-1][1] if table else None
+        seat, _, play = item.partition(":")
+        table.append((_parse_seat(seat), _parse_play(play, top)))
+    if len(calls) != 4 or set(calls) - set("GT-"):
+        raise ValueError(f"calls {calls!r}: four of G, T or -")
+    swaps: list[Exchange | None] = []
+    for e in _four(exchanges, "exchanges"):
+        cards = _parse_card_list(e)
+        if len(cards) not in (0, 3):
+            raise ValueError(f"an exchange is three cards, not {e!r}")
+        swaps.append(Exchange(*cards) if cards else None)
+    return Match.from_position(
+        hand_masks,
+        phase=phase,
+        seat=_parse_seat(parts[1]),
+        turn=_parse_seat(parts[2]),
+        options=options,
+        seed=int(seed),
+        hand_no=int(hand_no),
+        scores=_pair(scores),
+        vp=_pair(vp),
+        undealt=undealt,
+        grand=[c == "G" for c in calls],
+        tichu=[c == "T" for c in calls],
+        exchanges=swaps,
+        trick=table,
+        passes=int(passes or 0),
+        window=window,
+        resume=resume,
+        wish=0 if wish == "-" else parse_rank(wish),
+        won=[_parse_cards(w) for w in _four(won, "won piles")],
+        out=[] if out == "-" else [int(c) for c in out],
+        events=_parse_events(events),
+    )
+
+
+def _seat(s: int) -> str:
+    return "-" if s < 0 else str(s)
+
+
+def _parse_seat(text: str) -> int:
+    if text == "-":
+        return -1
+    if text not in ("0", "1", "2", "3"):
+        raise ValueError(f"{text!r} is not a seat 0..3")
+    return int(text)
+
+
+def _pair(text: str) -> tuple[int, int]:
+    a, b = text.split(",")
+    return (int(a), int(b))
+
+
+def _four(text: str, what: str) -> list[str]:
+    items = text.split("/")
+    if len(items) != 4:
+        raise ValueError(f"{what} {text!r}: four entries separated by /")
+    return items
+
+
+def _cards(mask: Mask) -> str:
+    """A card set as card names without spaces (every name has two letters); - when empty."""
+    return "".join(card_name(c) for c in cards_of(mask)) or "-"
+
+
+def _parse_card_list(text: str) -> list[int]:
+    if text == "-":
+        return []
+    if len(text) % 2:
+        raise ValueError(f"{text!r}: cards are two letters each, e.g. Mj2jTsPh")
+    return [parse_card(text[i : i + 2]) for i in range(0, len(text), 2)]
+
+
+def _parse_cards(text: str) -> Mask:
+    cards = _parse_card_list(text)
+    mask = mask_of(cards)
+    if mask.bit_count() != len(cards):
+        raise ValueError(f"{text!r} names a card twice")
+    return mask
+
+
+def _play(play: Play) -> str:
+    """A play in the card notation without spaces, with the Phoenix's reading (``Ph=9``)."""
+    return str(play).replace(" ", "")
+
+
+def _parse_play(text: str, top: Play | None) -> Play:
+    if "=" in text:  # Ph=9: the Phoenix and its reading
+        cards, _, rank = text.partition("=")
+        return parse_play(f"{' '.join(_names(cards[:-2]))} Ph={rank}", top)
+    return parse_play(" ".join(_names(text)), top)
+
+
+def _names(text: str) -> list[str]:
+    return [card_name(c) for c in _parse_card_list(text)] if text else []
+
+
+def _event(e: Event) -> str:
+    """One event: the seat (- for none), the kind's letter, then the play or the value."""
+    code = _BOMB_CODE if e.kind == EventKind.PLAY and e.value else _EVENT_CODES[e.kind]
+    if e.play is not None:
+        return f"{_seat(e.seat)}{code}{_play(e.play)}"
+    return f"{_seat(e.seat)}{code}{e.value or ''}"
+
+
+def _parse_events(text: str) -> list[Event]:
+    events = []
+    top: Play | None = None
+    for token in text.split(","):
+        seat, code, rest = _parse_seat(token[0]), token[1], token[2:]
+        if code in (":", _BOMB_CODE):
+            play = _parse_play(rest, top)
+            top = None if play.kind == DOG_K else play
+            events.append(Event(EventKind.PLAY, seat, play, int(code == _BOMB_CODE)))
+            continue
+        kind = _EVENT_OF[code]
+        if kind == EventKind.TRICK_WON:
+            top = None
+        events.append(Event(kind, seat, None, int(rest or 0)))
+    return events

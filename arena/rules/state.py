@@ -56,13 +56,9 @@ from arena.rules.combos import (
     readings,
 )
 from arena.rules.errors import IllegalActionError
+from arena.rules.scoring import score_hand, team_of
 
 _new = tuple.__new__
-
-
-def team_of(seat: int) -> int:
-    """Team 0 (A) holds seats 0 and 2, team 1 (B) seats 1 and 3."""
-    return seat & 1
 
 
 @dataclass(frozen=True)
@@ -162,10 +158,24 @@ _ANSWER_TYPES: dict[Phase, type] = {
     Phase.WISH: Wish,
     Phase.DRAGON_GIFT: Gift,
 }
+_GRAND_ANSWERS = (GrandTichu(False), GrandTichu(True))
 _BOMB_KINDS = FOUR_BOMB
 _FIRST_BOMB = (FOUR_BOMB,)
-_AFTER_PLAY = 0  # a window after a play: if nobody bombs, the next seat acts
-_BEFORE_COLLECT = 1  # a window after the last pass: if nobody bombs, the trick is collected
+#: ``Match.resume`` of a bomb window after a play: if nobody bombs, ``Match.turn`` acts.
+AFTER_PLAY = 0
+#: ``Match.resume`` of a bomb window after the pass that would end the trick: if nobody
+#: bombs, the trick is collected.
+BEFORE_COLLECT = 1
+
+
+def next_active(seat: int, holdings: Sequence[int]) -> int:
+    """The first seat after ``seat`` that still holds cards (``holdings``: masks or card
+    counts by seat), or -1 when no other seat does."""
+    for k in (1, 2, 3):
+        t = (seat + k) & 3
+        if holdings[t]:
+            return t
+    return -1
 
 
 class Match:
@@ -254,6 +264,100 @@ class Match:
         self.log = []
         self._start_hand()
 
+    @classmethod
+    def from_position(
+        cls,
+        hands: Sequence[Mask],
+        *,
+        phase: Phase,
+        seat: int,
+        turn: int = -1,
+        options: Options | None = None,
+        seed: int = 0,
+        hand_no: int = 0,
+        scores: Sequence[int] = (0, 0),
+        vp: Sequence[int] = (0, 0),
+        undealt: Sequence[Mask] = (0, 0, 0, 0),
+        grand: Sequence[bool] = (False, False, False, False),
+        tichu: Sequence[bool] = (False, False, False, False),
+        exchanges: Sequence[Exchange | None] = (None, None, None, None),
+        trick: Sequence[tuple[int, Play]] = (),
+        passes: int = 0,
+        window: Sequence[int] = (),
+        resume: int = AFTER_PLAY,
+        wish: int = 0,
+        won: Sequence[Mask] = (0, 0, 0, 0),
+        out: Sequence[int] = (),
+        events: Sequence[Event] | None = None,
+        dealt: Deal | None = None,
+    ) -> Match:
+        """A match in the middle of hand ``hand_no``: the one way to build a position.
+
+        ``phase`` and ``seat`` are the decision and the seat asked (the next to answer in a
+        simultaneous one); ``turn`` the seat whose turn it is (in a bomb window, the seat that
+        plays on if nobody bombs; -1 before the first play). ``hands``, ``won`` (the won
+        piles), the ``trick`` on the table (``(seat, play)``, lowest first, with ``passes``
+        since its last play) and, at the Grand Tichu decision, ``undealt`` (the six cards
+        each seat still gets) must hold all 56 cards once. ``window`` lists the seats a bomb
+        window still asks (``seat`` first) and ``resume`` what follows it (``AFTER_PLAY`` or
+        ``BEFORE_COLLECT``); ``exchanges`` the cards passed so far (next seat, partner,
+        previous seat); ``out`` the seats out, in order; ``events`` the hand's public events
+        (default: the hand's start only). ``dealt`` is the hand's deal (default: one that
+        could lead here). The hands after this one are dealt from ``seed``. Raises
+        ``ValueError`` for cards missing or placed twice, or a seat or phase out of range.
+        """
+        if phase is Phase.MATCH_OVER:
+            raise ValueError("a position is a decision: the match is over")
+        if not 0 <= seat < 4 or not -1 <= turn < 4:
+            raise ValueError(f"seat {seat} or turn {turn} is not a seat")
+        if len(hands) != 4 or len(won) != 4 or len(undealt) != 4:
+            raise ValueError("give four hands, won piles and undealt parts")
+        on_table = 0
+        for _, play in trick:
+            on_table |= play.cards
+        seen = 0
+        for cards in (*hands, *undealt, *won, on_table):
+            if seen & cards or not 0 <= cards <= FULL_DECK:
+                raise ValueError(f"{format_cards(seen & cards)} placed twice")
+            seen |= cards
+        if seen != FULL_DECK:
+            raise ValueError(f"{format_cards(FULL_DECK & ~seen)} placed nowhere")
+        if dealt is None:
+            dealt = _plausible_deal(hands, undealt, won, trick)
+        m = cls.__new__(cls)
+        m.options = options or Options()
+        m.seed = seed
+        m.deals = (dealt,) if hand_no == 0 else ()
+        m.dealt = dealt
+        m.hand_no = hand_no
+        m.scores = [scores[0], scores[1]]
+        m.vp = [vp[0], vp[1]]
+        m.hand_results = []
+        m.actions = []
+        m.log = []
+        m.phase = phase
+        m.seat = seat
+        m.turn = turn
+        m.hands = list(hands)
+        m.grand = list(grand)
+        m.tichu = list(tichu)
+        m.exchanges = list(exchanges)
+        m.trick = list(trick)
+        m.trick_cards = on_table
+        m.owner = trick[-1][0] if trick else -1
+        m.passes = passes
+        m.lead = not trick
+        bombing = phase is Phase.BOMB_WINDOW
+        m.window = list(window) if bombing else []
+        m.resume = resume if bombing else AFTER_PLAY
+        m.wish = wish
+        m.won = list(won)
+        m.out = list(out)
+        start = Event(EventKind.HAND_START, -1, None, hand_no)
+        m.events = list(events) if events is not None else [start]
+        m.clear_caches()
+        return m
+
     # ----------------------------------------------------------------- copying
 
     def copy(self) -> Match:
@@ -290,11 +394,37 @@ class Match:
             f" {self.phase.name.lower().replace('_', ' ')}"
         )
 
+    @property
+    def simultaneous(self) -> bool:
+        """Whether the decision is asked of the four seats at once: Grand Tichu, the exchange.
+
+        The core takes the answers seat by seat, 0 to 3 (``seat`` is the next to answer), and
+        reveals them together; every seat from ``seat`` on has still to answer, so
+        ``observe`` shows it to act with its own legal answers (``legal_actions_of``).
+        """
+        ph = self.phase
+        return ph is Phase.GRAND_TICHU or ph is Phase.EXCHANGE
+
+    def asks(self, seat: int) -> bool:
+        """Whether ``seat`` has a decision to answer now (one of several when simultaneous)."""
+        return seat == self.seat or (seat > self.seat >= 0 and self.simultaneous)
+
+    def legal_actions_of(self, seat: int) -> tuple[Action, ...]:
+        """The answers ``seat`` may give now: ``legal_actions()`` for the seat to act, the
+        same list for a seat still to answer a simultaneous decision, else none."""
+        if seat == self.seat:
+            return self.legal_actions()
+        if not self.asks(seat):
+            return ()
+        if self.phase is Phase.GRAND_TICHU:
+            return _GRAND_ANSWERS
+        return _exchanges(self.hands[seat])
+
     def can_call_tichu(self, seat: int | None = None) -> bool:
         """Whether ``seat`` (default: the seat to act) may call Tichu with its next answer."""
         s = self.seat if seat is None else seat
         return (
-            s == self.seat
+            self.asks(s)
             and self.phase in (Phase.EXCHANGE, Phase.PLAY, Phase.BOMB_WINDOW)
             and self.hands[s].bit_count() == 14
             and not self.grand[s]
@@ -325,17 +455,9 @@ class Match:
         if ph is Phase.BOMB_WINDOW:
             return (PASS, *self._bombs_beating(s, self.trick[-1][1]))
         if ph is Phase.GRAND_TICHU:
-            return (GrandTichu(False), GrandTichu(True))
+            return _GRAND_ANSWERS
         if ph is Phase.EXCHANGE:
-            cards = list(cards_of(self.hands[s]))
-            return tuple(
-                Exchange(a, b, c)
-                for a in cards
-                for b in cards
-                if b != a
-                for c in cards
-                if c != a and c != b
-            )
+            return _exchanges(self.hands[s])
         if ph is Phase.WISH:
             return WISHES
         if ph is Phase.DRAGON_GIFT:
@@ -456,7 +578,7 @@ class Match:
         self.lead = True
         self.turn = -1
         self.window = []
-        self.resume = _AFTER_PLAY
+        self.resume = AFTER_PLAY
         self.wish = 0
         self.won = [0, 0, 0, 0]
         self.out = []
@@ -507,14 +629,6 @@ class Match:
         self.seat = self.turn = leader
         self.lead = True
 
-    def _next_active(self, s: int) -> int:
-        hands = self.hands
-        for k in (1, 2, 3):
-            t = (s + k) & 3
-            if hands[t]:
-                return t
-        return -1
-
     def _play(self, s: int, play: Play, out_of_turn: bool) -> None:
         cards = play.cards
         hand = self.hands[s] & ~cards
@@ -536,7 +650,7 @@ class Match:
         if play.kind == DOG_K:
             # The Dog hands the lead to the partner (or the next seat with cards after them).
             partner = (s + 2) & 3
-            leader = partner if self.hands[partner] else self._next_active(partner)
+            leader = partner if self.hands[partner] else next_active(partner, self.hands)
             self.won[leader] |= DOG_BIT
             if self._hand_ended():
                 return
@@ -556,7 +670,7 @@ class Match:
         self._after_play(s)
 
     def _after_play(self, s: int) -> None:
-        nxt = self._next_active(s)
+        nxt = next_active(s, self.hands)
         top = self.trick[-1][1]
         window = [
             t
@@ -566,7 +680,7 @@ class Match:
         self.turn = nxt
         if window:
             self.window = window
-            self.resume = _AFTER_PLAY
+            self.resume = AFTER_PLAY
             self.phase = Phase.BOMB_WINDOW
             self.seat = window[0]
         else:
@@ -586,7 +700,7 @@ class Match:
             - (owner >= 0 and hands[owner] != 0)
         )
         if self.passes < needed:
-            self.seat = self.turn = self._next_active(s)
+            self.seat = self.turn = next_active(s, self.hands)
             return
         top = self.trick[-1][1]
         window = [
@@ -596,7 +710,7 @@ class Match:
         ]
         if window:
             self.window = window
-            self.resume = _BEFORE_COLLECT
+            self.resume = BEFORE_COLLECT
             self.phase = Phase.BOMB_WINDOW
             self.seat = window[0]
         else:
@@ -606,7 +720,7 @@ class Match:
         window = self.window = self.window[1:]
         if window:
             self.seat = window[0]
-        elif self.resume == _BEFORE_COLLECT:
+        elif self.resume == BEFORE_COLLECT:
             self._collect()
         else:
             self.phase = Phase.PLAY
@@ -629,7 +743,7 @@ class Match:
         if len(self.out) >= 3:
             self._end_hand()
             return
-        leader = owner if self.hands[owner] else self._next_active(owner)
+        leader = owner if self.hands[owner] else next_active(owner, self.hands)
         self._new_trick(leader)
 
     def _new_trick(self, leader: int) -> None:
@@ -668,46 +782,20 @@ class Match:
 
     def _end_hand(self) -> None:
         out = self.out
-        card_points = [0, 0]
-        double = -1
-        if len(out) == 2:
-            double = team_of(out[0])
-            # The tournament mode counts a 1-2 as 100 Tichu points, not 200 (Italian source).
-            card_points[double] = 100 if self.options.tournament else 200
-        else:
-            last = next(t for t in range(4) if t not in out)
-            piles = self.won.copy()
-            piles[out[0]] |= piles[last]
-            piles[last] = 0
-            for t in range(4):
-                card_points[team_of(t)] += points_of(piles[t])
-            card_points[1 - team_of(last)] += points_of(self.hands[last])
-        bets = [0, 0]
-        first = out[0]
-        for t in range(4):
-            stake = 200 if self.grand[t] else 100 if self.tichu[t] else 0
-            if stake:
-                bets[team_of(t)] += stake if t == first else -stake
-        score = (card_points[0] + bets[0], card_points[1] + bets[1])
-        if double >= 0:
-            lost_bet = any(
-                (self.grand[t] or self.tichu[t]) and t != first
-                for t in range(4)
-                if team_of(t) == double
-            )
-            vp = [0, 0]
-            vp[double] = 2 if lost_bet else 3
-        else:
-            vp = [2, 0] if score[0] > score[1] else [0, 2] if score[1] > score[0] else [1, 1]
+        scored = score_hand(
+            out, self.won, self.hands, self.grand, self.tichu, self.options.tournament
+        )
+        card_points, bets, vp = scored.card_points, scored.bets, scored.victory_points
+        score = scored.score
         result = HandResult(
             hand=self.hand_no,
             out=tuple(out),
-            double_victory=double,
-            card_points=(card_points[0], card_points[1]),
-            bets=(bets[0], bets[1]),
+            double_victory=scored.double_victory,
+            card_points=card_points,
+            bets=bets,
             grand=(self.grand[0], self.grand[1], self.grand[2], self.grand[3]),
             tichu=(self.tichu[0], self.tichu[1], self.tichu[2], self.tichu[3]),
-            victory_points=(vp[0], vp[1]),
+            victory_points=vp,
         )
         self.hand_results.append(result)
         self.scores = [self.scores[0] + score[0], self.scores[1] + score[1]]
@@ -776,11 +864,44 @@ class Match:
         return f"{action!r} is not a legal reading of these cards here"
 
 
+def _exchanges(hand: Mask) -> tuple[Exchange, ...]:
+    """Every exchange from ``hand``: three different cards, in canonical order."""
+    cards = list(cards_of(hand))
+    return tuple(
+        Exchange(a, b, c)
+        for a in cards
+        for b in cards
+        if b != a
+        for c in cards
+        if c != a and c != b
+    )
+
+
 def _mask(cards: Sequence[int]) -> Mask:
     m = 0
     for c in cards:
         m |= 1 << c
     return m
+
+
+def _plausible_deal(
+    hands: Sequence[Mask],
+    undealt: Sequence[Mask],
+    won: Sequence[Mask],
+    trick: Sequence[tuple[int, Play]],
+) -> Deal:
+    """A deal that could lead to a position: each hand, its undealt part and its plays on the
+    table, filled up to 14 from the won piles."""
+    own = [hands[s] | undealt[s] for s in range(4)]
+    for s, play in trick:
+        own[s] |= play.cards
+    spare = list(cards_of(won[0] | won[1] | won[2] | won[3]))
+    deal = []
+    for s in range(4):
+        need = max(0, 14 - own[s].bit_count())
+        deal.append((*cards_of(own[s]), *spare[:need]))
+        del spare[:need]
+    return (deal[0], deal[1], deal[2], deal[3])
 
 
 def total_cards(m: Match) -> Mask:
@@ -794,6 +915,8 @@ def total_cards(m: Match) -> Mask:
 
 
 __all__ = [
+    "AFTER_PLAY",
+    "BEFORE_COLLECT",
     "FULL_DECK",
     "NO_WISH",
     "Deal",
@@ -804,6 +927,7 @@ __all__ = [
     "Options",
     "check_deal",
     "deal_from_seed",
+    "next_active",
     "team_of",
     "total_cards",
 ]

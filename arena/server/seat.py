@@ -11,7 +11,8 @@ answer from the moment the request is queued, checks answers (``decode_answer`` 
 ``request_id``/``state_seq`` echo), sends in-band errors and lets the bot answer again
 within the remaining time, and keeps the hand's history as bytes for the next request. It
 survives its stream: when a bot resumes, the new stream gets a ``Welcome`` and the open
-request again, with the time left.
+request again, with the time left. ``SeatObserver``s (``Table.observe``) hear of every join
+and every decision, for tools that time or disturb a table (``arena kit check-bot``).
 """
 
 from __future__ import annotations
@@ -153,6 +154,19 @@ class TableHooks(Protocol):
         """Why a stream may not take the seat now (match over, seat given up), or ``None``."""
 
 
+class SeatObserver(Protocol):
+    """Hears what happens at a seat: streams joining, decisions asked and answered."""
+
+    def joined(self, seat: GrpcSeat, resumed: bool) -> None:
+        """A stream took ``seat`` (``resumed``: it came back to a match it had joined)."""
+
+    def asked(self, seat: GrpcSeat, decision: Decision) -> None:
+        """``decision`` is about to be sent to ``seat``."""
+
+    def answered(self, seat: GrpcSeat, decision: Decision, answer: Answer, ms: float) -> None:
+        """``seat`` answered ``decision`` (or failed to: ``answer.failure``) after ``ms``."""
+
+
 @dataclass(eq=False, slots=True)
 class _Open:
     """The seat's open request."""
@@ -215,6 +229,7 @@ class GrpcSeat:
         self.stream: Stream | None = None
         self.name = ""
         self.joined = False
+        self.observers: list[SeatObserver] = []
         self.latencies: list[float] = []  # ms per answered request, for benchmarks
         self._open: _Open | None = None
         self._rid = 0
@@ -274,6 +289,9 @@ class GrpcSeat:
 
     async def decide(self, decision: Decision) -> Answer:
         """Sends the request and waits for an accepted answer, the deadline or a failure."""
+        observers = self.observers
+        for o in observers:
+            o.asked(self, decision)
         self._rid = rid = self._rid + 1
         body = request_bytes(decision, rid, self.history)
         loop = self._loop
@@ -297,6 +315,8 @@ class GrpcSeat:
             self._open = None
         if answer.action is not None:
             self.latencies.append(answer.elapsed_ms)
+        for o in observers:
+            o.answered(self, decision, answer, (_clock() - now) * 1000.0)
         return answer
 
     # ---------------------------------------------------------------- streams
@@ -327,6 +347,8 @@ class GrpcSeat:
         self.table.seat_joined(self.seat)
         if resumed:
             self.table.seat_back(self.seat)
+        for o in self.observers:
+            o.joined(self, resumed)
         op = self._open
         if op is not None:
             self._resend(stream, op)

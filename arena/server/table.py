@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 from functools import partial
 from pathlib import Path
@@ -26,18 +26,17 @@ import grpc
 
 from arena.referee import (
     FailureKind,
-    FailurePolicy,
     MatchConfig,
     MatchInfo,
+    MatchPlan,
     MatchRecord,
+    MatchSettings,
     Referee,
     TableEvent,
     Termination,
-    TimeControl,
 )
-from arena.rules import Match, Options
 from arena.rules.state import Deal
-from arena.server.seat import EventCodec, GrpcSeat, Refused, broadcast
+from arena.server.seat import EventCodec, GrpcSeat, Refused, SeatObserver, broadcast
 
 CRASH_CHECK_S = 0.25
 """How long after a managed bot's stream drops the table waits to see whether it crashed."""
@@ -46,23 +45,9 @@ FINISHED_TOKENS = 40_000
 """Tokens of finished tables remembered (refused as over rather than unknown)."""
 
 
-@dataclass(frozen=True)
-class MatchPlan:
-    """One match of a table that plays set matches: its seed, its deals, its replay file.
-
-    ``start``, when given, is the position the match starts from instead of a deal (see
-    ``MatchConfig.start``).
-    """
-
-    seed: int
-    deals: tuple[Deal, ...] = ()
-    replay: Path | None = None
-    start: Match | None = None
-
-
-@dataclass(frozen=True)
-class TableSpec:
-    """What a table plays: rules, seed, clock, policy, names, and how many matches.
+@dataclass(frozen=True, kw_only=True)
+class TableSpec(MatchSettings):
+    """What a table plays: the match settings (rules, clock, policy), names, which matches.
 
     ``names`` are the seats' display names (``None``: the bots' Hello names, not announced
     in ``Welcome``). Match *k* (from 1) uses seed ``seed + k - 1``. ``replay`` is where the
@@ -71,19 +56,21 @@ class TableSpec:
     in order, on the same bot streams.
     """
 
-    options: Options = field(default_factory=Options)
     seed: int = 0
     deals: tuple[Deal, ...] = ()
-    time: TimeControl = field(default_factory=TimeControl)
-    policy: FailurePolicy = field(default_factory=FailurePolicy)
     names: tuple[str, ...] | None = None
-    skip_forced: bool = True
     matches: int = 1
-    max_hands: int = 0
     startup_timeout_s: float = 30.0
     replay: Path | None = None
     table_id: str | None = None
     plans: tuple[MatchPlan, ...] = ()
+
+    def plan(self, k: int) -> MatchPlan:
+        """The plan of match ``k`` (from 1)."""
+        if self.plans:
+            return self.plans[k - 1]
+        replay = self.replay if self.matches == 1 else None
+        return MatchPlan(self.seed + k - 1, self.deals, replay)
 
     @property
     def match_count(self) -> int:
@@ -149,6 +136,11 @@ class Table:
         """Waits until the table is done; returns its match records."""
         return await self.start()
 
+    def observe(self, observer: SeatObserver) -> None:
+        """Lets ``observer`` hear every seat's joins and decisions from now on."""
+        for seat in self.seats:
+            seat.observers.append(observer)
+
     def manage(self, seat: int) -> None:
         """Marks a seat whose bot process the runner started (for crash detection)."""
         self._managed.add(seat)
@@ -184,20 +176,7 @@ class Table:
     async def _play(self, k: int) -> MatchRecord:
         spec = self.spec
         names = spec.names or tuple(seat.name or f"seat {seat.seat}" for seat in self.seats)
-        plan = spec.plans[k - 1] if spec.plans else MatchPlan(spec.seed + k - 1, spec.deals)
-        config = MatchConfig(
-            options=spec.options,
-            seed=plan.seed,
-            deals=plan.deals,
-            time=spec.time,
-            policy=spec.policy,
-            skip_forced=spec.skip_forced,
-            table_id=self.id,
-            names=names,
-            max_hands=spec.max_hands,
-            match_no=k,
-            start=plan.start,
-        )
+        config = MatchConfig.of_plan(spec, spec.plan(k), table_id=self.id, names=names, match_no=k)
         absent = [(s.seat, *self._why_absent(s.seat)) for s in self.seats if s.stream is None]
         watch = self._watch if self.watchers else None
         referee = Referee(
@@ -226,12 +205,9 @@ class Table:
 
     def replay_path(self, k: int) -> Path | None:
         """Where match ``k``'s replay is written (``None``: not written)."""
-        spec = self.spec
-        if spec.plans:
-            if spec.plans[k - 1].replay is not None:
-                return spec.plans[k - 1].replay
-        elif spec.replay is not None and spec.matches == 1:
-            return spec.replay
+        replay = self.spec.plan(k).replay
+        if replay is not None:
+            return replay
         if self.runs_dir is None:
             return None
         return self.runs_dir / self.id / f"match-{k}.json"

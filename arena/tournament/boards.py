@@ -16,7 +16,7 @@ from arena.tournament.schedule import (
     SEATS,
     Round,
     Schedule,
-    Table,
+    TableDraw,
     _derive,
     _rng,
     _shuffle,
@@ -101,7 +101,7 @@ class BoardPlay:
 
     board: int
     rotation: int
-    table: Table
+    table: TableDraw
     hands: tuple[int, int, int, int]
     seed: int
 
@@ -120,7 +120,7 @@ def _check_rotations(rotations: Sequence[int]) -> tuple[int, ...]:
 
 
 def board_plays(
-    table: Table,
+    table: TableDraw,
     board: int,
     *,
     event_seed: int,

@@ -104,7 +104,7 @@ class GateConfig:
         min_pairs: Pairs before the SPRT may stop.
         mixed: Candidate + baseline against baseline + baseline instead of C+C vs B+B.
         jobs: Tables (bot-process sessions) at once.
-        decision_ms: The referee's thinking time per decision.
+        decision_ms: The time allowed per decision (``TimeControl.decision_ms``).
         seed: Event seed (deals and bot seeds); the same seed replays the same boards.
         db: SQLite results file (kept, resumable); None uses a temporary folder.
     """

@@ -72,7 +72,7 @@ __all__ = [
     "EventSpec",
     "PlannedPlay",
     "RulesSpec",
-    "TimeControl",
+    "TimeControlSpec",
     "deal_from_json",
     "deal_to_json",
     "load_deal_book",
@@ -188,7 +188,7 @@ class BotEntry(BaseModel):
         return self.name if self.name is not None else self.bot
 
 
-class TimeControl(BaseModel):
+class TimeControlSpec(BaseModel):
     """Thinking time per decision, enforced by the referee."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -233,7 +233,7 @@ class EventSpec(BaseModel):
     deal_book: StrictStr | None = None
     jobs: StrictInt = Field(default=1, ge=1, le=1024)
     restart: RestartName = "session"
-    time_control: TimeControl = TimeControl()
+    time_control: TimeControlSpec = TimeControlSpec()
     rules: RulesSpec = RulesSpec()
 
     @field_validator("name")
@@ -477,7 +477,7 @@ def _known_fields(parent: tuple[int | str, ...]) -> str:
         "bots": BotEntry,
         "fillers": BotEntry,
         "rules": RulesSpec,
-        "time_control": TimeControl,
+        "time_control": TimeControlSpec,
     }
     model: type[BaseModel] = EventSpec
     for part in parent:

@@ -25,12 +25,10 @@ from pathlib import Path
 from arena.referee import MatchRecord
 from arena.referee.policy import FailurePolicy, Termination, TimeControl
 from arena.runtime.aio import run as run_loop
-from arena.server.app import ArenaServer
-from arena.server.bots import play_table
+from arena.server import ArenaServer, MatchPlan, Table, TableSpec, play_table
 from arena.server.manifest import Manifest, load_manifest, resolve_bot
-from arena.server.table import MatchPlan, TableSpec
 from arena.tournament.model import EventSpec, PlannedPlay
-from arena.tournament.store import EventStatus, EventStore, Failure, HandRow, StoredPlay
+from arena.tournament.store import EventStatus, EventStore, FailureRow, HandRow, StoredPlay
 
 #: Deals handed to a game played to the target: enough for any real game.
 GAME_DEALS = 64
@@ -92,10 +90,10 @@ def manifests_for(spec: EventSpec) -> dict[str, Manifest]:
 
 def hand_rows(record: MatchRecord) -> list[HandRow]:
     """The hands of a finished play, with each hand's failures."""
-    by_hand: dict[int, list[Failure]] = {}
+    by_hand: dict[int, list[FailureRow]] = {}
     for f in record.failures:
         by_hand.setdefault(f.hand - 1, []).append(
-            Failure(seat=f.seat, kind=f.kind.name.lower(), detail=f.detail)
+            FailureRow(seat=f.seat, kind=f.kind.name.lower(), detail=f.detail)
         )
     return [HandRow.from_result(r, by_hand.get(r.hand, ())) for r in record.hand_results]
 
@@ -121,7 +119,7 @@ class EventRunner:
         self.on_play = on_play
         self.manifests = manifests_for(spec)
         self.stopping = False
-        self._tables: list[object] = []
+        self._tables: list[Table] = []
 
     def run(self) -> Progress:
         """Plays every pending play; returns the progress reached (Ctrl-C stops cleanly)."""
@@ -162,7 +160,7 @@ class EventRunner:
         """Stops the run: running plays are abandoned (not recorded), nothing new starts."""
         self.stopping = True
         for table in self._tables:
-            table.abort("the event was interrupted")  # type: ignore[attr-defined]
+            table.abort("the event was interrupted")
 
     async def _session(
         self, server: ArenaServer, session: Session, gate: asyncio.Semaphore, progress: Progress
@@ -182,14 +180,16 @@ class EventRunner:
                 )
                 for sp in plays
             )
+            table_id = (
+                f"r{session.round}-t{session.table}-rot{session.rotation}-p{plays[0].play.ordinal}"
+            )
             table_spec = TableSpec(
                 options=options,
                 time=TimeControl(decision_ms=spec.time_control.decision_ms),
                 policy=FailurePolicy(),
                 names=session.seats,
                 plans=plans,
-                table_id=f"r{session.round}-t{session.table}-rot{session.rotation}"
-                f"-p{plays[0].play.ordinal}",
+                table_id=table_id,
             )
 
             def recorded(k: int, record: MatchRecord) -> None:
@@ -206,7 +206,7 @@ class EventRunner:
 
             log_dir = None
             if self.log_dir is not None:
-                log_dir = self.log_dir / table_spec.table_id  # type: ignore[operator]
+                log_dir = self.log_dir / table_id
             await play_table(
                 server,
                 table_spec,

@@ -45,7 +45,7 @@ __all__ = [
     "Round",
     "Schedule",
     "ScheduleKind",
-    "Table",
+    "TableDraw",
     "annealed_schedule",
     "build_schedule",
     "bye_counts",
@@ -107,7 +107,7 @@ class Method(enum.StrEnum):
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class Table:
+class TableDraw:
     """Four distinct bots by seat; team A is North–South (seats 0 & 2), team B East–West."""
 
     north: str
@@ -120,7 +120,7 @@ class Table:
             raise ValueError(f"a table needs four distinct bots, got {self.seats!r}")
 
     @classmethod
-    def from_seats(cls, seats: Sequence[str]) -> Table:
+    def from_seats(cls, seats: Sequence[str]) -> TableDraw:
         """Builds a table from bots listed in seat order N, E, S, W."""
         if len(seats) != SEATS:
             raise ValueError(f"a table has {SEATS} seats, got {len(seats)} bots: {seats!r}")
@@ -148,16 +148,16 @@ class Table:
         except ValueError:
             raise ValueError(f"{bot!r} does not sit at {self.seats!r}") from None
 
-    def mirrored(self) -> Table:
+    def mirrored(self) -> TableDraw:
         """Swaps the East and West bots: same partnerships, reversed play order (§1.2)."""
-        return Table(self.north, self.west, self.south, self.east)
+        return TableDraw(self.north, self.west, self.south, self.east)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Round:
     """Tables played at the same time and the bots sitting out; ``cycle`` is the design cycle."""
 
-    tables: tuple[Table, ...]
+    tables: tuple[TableDraw, ...]
     byes: tuple[str, ...] = ()
     cycle: int = 0
 
@@ -206,7 +206,7 @@ class Schedule:
                 raise ValueError(f"round {number} seats non-participants {sorted(strangers)!r}")
 
     @property
-    def tables(self) -> tuple[Table, ...]:
+    def tables(self) -> tuple[TableDraw, ...]:
         """Every table of every round, in round order: one entry per game."""
         return tuple(table for round_ in self.rounds for table in round_.tables)
 
@@ -469,7 +469,7 @@ def _assemble(
     for cycle, mapping in enumerate(maps):
         flip = mirror_odd and cycle % 2 == 1
         for quads in label_cycle:
-            tables = tuple(Table.from_seats([mapping[x] for x in quad]) for quad in quads)
+            tables = tuple(TableDraw.from_seats([mapping[x] for x in quad]) for quad in quads)
             if flip:
                 tables = tuple(table.mirrored() for table in tables)
             seated = {bot for table in tables for bot in table.seats}
@@ -605,7 +605,7 @@ def fixed_schedule(
     so the teams never need to change seats. Only team sums are identifiable (rank 1).
     """
     _check_cycles(cycles)
-    table = Table(team_a[0], team_b[0], team_a[1], team_b[1])
+    table = TableDraw(team_a[0], team_b[0], team_a[1], team_b[1])
     rounds = tuple(
         Round((table.mirrored() if cycle % 2 else table,), (), cycle) for cycle in range(cycles)
     )
@@ -989,7 +989,7 @@ def annealed_schedule(
     built: list[Round] = []
     for number, row in enumerate(annealer.rows):
         tables = tuple(
-            Table.from_seats([players[x] for x in row[start : start + SEATS]])
+            TableDraw.from_seats([players[x] for x in row[start : start + SEATS]])
             for start in range(0, seated, SEATS)
         )
         byes = tuple(players[x] for x in sorted(row[seated:]))

@@ -41,7 +41,7 @@ from types import TracebackType
 from typing import Any
 
 from arena.ratings import HandOutcome, Team, TurnierHand
-from arena.rules import ArenaError, HandResult
+from arena.rules import ArenaError, HandResult, failed_bet
 from arena.tournament.model import (
     EventFileError,
     EventPlan,
@@ -60,7 +60,7 @@ __all__ = [
     "EventStatus",
     "EventStore",
     "EventSummary",
-    "Failure",
+    "FailureRow",
     "HandRow",
     "StoreError",
     "StoredHand",
@@ -170,7 +170,7 @@ class EventStatus(StrEnum):
 
 
 @dataclass(frozen=True)
-class Failure:
+class FailureRow:
     """A bot failure during a hand, as typed by the referee (timeout, crash, ...)."""
 
     seat: int
@@ -208,7 +208,7 @@ class HandRow:
     out: tuple[int, ...] = ()
     calls: str = "----"
     victory_points: tuple[int, int] = (0, 0)
-    failures: tuple[Failure, ...] = ()
+    failures: tuple[FailureRow, ...] = ()
 
     def __post_init__(self) -> None:
         if self.hand < 0:
@@ -221,7 +221,7 @@ class HandRow:
             raise ValueError(f"double_victory is 'A', 'B' or None, got {self.double_victory!r}")
 
     @classmethod
-    def from_result(cls, result: HandResult, failures: Sequence[Failure] = ()) -> HandRow:
+    def from_result(cls, result: HandResult, failures: Sequence[FailureRow] = ()) -> HandRow:
         """Builds the row of a hand the rules core scored."""
         calls = "".join(
             "G" if result.grand[s] else "T" if result.tichu[s] else "-" for s in range(4)
@@ -252,8 +252,8 @@ class HandRow:
 
     def failed_bet(self, team: Team) -> bool:
         """Whether a member of ``team`` called (Grand) Tichu and did not go out first."""
-        seats = (0, 2) if team == "A" else (1, 3)
-        return any(self.calls[s] != "-" and s != self.first_out for s in seats)
+        called = [c != "-" for c in self.calls]
+        return failed_bet(0 if team == "A" else 1, called, self.first_out)
 
 
 @dataclass(frozen=True)
@@ -853,7 +853,7 @@ def _stored_hand(row: tuple[Any, ...]) -> StoredHand:
         calls=calls,
         victory_points=(vp_a, vp_b),
         failures=tuple(
-            Failure(int(f["seat"]), str(f["kind"]), str(f.get("detail", "")))
+            FailureRow(int(f["seat"]), str(f["kind"]), str(f.get("detail", "")))
             for f in json.loads(failures)
         ),
     )

@@ -14,16 +14,20 @@ from __future__ import annotations
 from collections.abc import Iterable
 from math import comb
 
-from arena.rules import Observation, Play
-from arena.rules.cards import DRAGON_BIT, PHOENIX_BIT, RANK_MASKS, Mask
-from arena.rules.combos import (
+from arena.rules import (
+    DRAGON_BIT,
     FOUR_BOMB,
     FULL_HOUSE,
     PAIR,
+    PHOENIX_BIT,
+    RANK_MASKS,
     SINGLE,
     STEPS,
     STRAIGHT,
     TRIPLE,
+    Mask,
+    Observation,
+    Play,
 )
 
 #: Rough chance per opponent that a trick is bombed by it regardless of shape.

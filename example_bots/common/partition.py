@@ -15,16 +15,21 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import NamedTuple
 
-from arena.rules import Play
-from arena.rules.cards import DOG_BIT, DRAGON_BIT, MAHJONG_BIT, PHOENIX_BIT, RANK_MASKS, Mask
-from arena.rules.combos import (
+from arena.rules import (
+    DOG_BIT,
     DOG_K,
+    DRAGON_BIT,
     FULL_HOUSE,
+    MAHJONG_BIT,
     PAIR,
+    PHOENIX_BIT,
+    RANK_MASKS,
     SINGLE,
     STEPS,
     STRAIGHT,
     TRIPLE,
+    Mask,
+    Play,
 )
 from example_bots.common.ranks import (
     BITS,

@@ -10,26 +10,24 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from arena.rules import Play
-from arena.rules.cards import (
+from arena.rules import (
     CARD_RANKS,
     DOG_BIT,
     DRAGON_BIT,
-    MAHJONG_BIT,
-    PHOENIX_BIT,
-    RANK_MASKS,
-    SUIT_MASKS,
-    Mask,
-)
-from arena.rules.combos import (
     FLUSH_BOMB,
     FOUR_BOMB,
     FULL_HOUSE,
+    MAHJONG_BIT,
     PAIR,
+    PHOENIX_BIT,
+    RANK_MASKS,
     SINGLE,
     STEPS,
     STRAIGHT,
+    SUIT_MASKS,
     TRIPLE,
+    Mask,
+    Play,
     may_hold_bomb,
 )
 

@@ -12,8 +12,17 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from arena.rules.cards import DOG_BIT, DRAGON_BIT, PHOENIX_BIT, RANK_MASKS, Mask
-from arena.rules.combos import DOG_K, PAIR, SINGLE, TRIPLE
+from arena.rules import (
+    DOG_BIT,
+    DOG_K,
+    DRAGON_BIT,
+    PAIR,
+    PHOENIX_BIT,
+    RANK_MASKS,
+    SINGLE,
+    TRIPLE,
+    Mask,
+)
 from example_bots.common.partition import plan
 from example_bots.common.ranks import find_bombs, strength
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from arena.rules import Observation, Play
-from arena.rules.cards import points_of
-from arena.rules.combos import PASS_K
+from arena.rules import PASS_K, Observation, Play, points_of
 
 
 def partner(seat: int) -> int:

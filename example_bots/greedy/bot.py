@@ -8,9 +8,18 @@ hand partition, no card counting, no reading of the opponents.
 
 from __future__ import annotations
 
-from arena.rules import PASS, Exchange, Observation, Phase, Play, cards_of
-from arena.rules.cards import DRAGON_BIT, PHOENIX_BIT, RANK_MASKS
-from arena.rules.combos import DOG_K
+from arena.rules import (
+    DOG_K,
+    DRAGON_BIT,
+    PASS,
+    PHOENIX_BIT,
+    RANK_MASKS,
+    Exchange,
+    Observation,
+    Phase,
+    Play,
+    cards_of,
+)
 from example_bots.common.ranks import find_bombs, lowest_rank, rank_of
 from example_bots.common.table import can_pass, opponents, owner, partner, plays_of
 from sdk import Bot

@@ -17,18 +17,25 @@ The constants below were tuned by paired duplicate runs against GreedyBot and in
 
 from __future__ import annotations
 
-from arena.rules import PASS, Exchange, Observation, Phase, Play, cards_of
-from arena.rules.cards import (
+from arena.rules import (
     DOG,
+    DOG_K,
     DRAGON,
     DRAGON_BIT,
     MAHJONG,
+    PAIR,
+    PASS,
     PHOENIX,
     PHOENIX_BIT,
     RANK_MASKS,
+    SINGLE,
+    Exchange,
+    Observation,
+    Phase,
+    Play,
+    cards_of,
     points_of,
 )
-from arena.rules.combos import DOG_K, PAIR, SINGLE
 from example_bots.common.odds import Odds
 from example_bots.common.partition import hand_cost, realize
 from example_bots.common.ranks import POINT_RANKS, find_bombs, profile_of, rank_of, strength

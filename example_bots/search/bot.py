@@ -24,23 +24,24 @@ from collections.abc import Sequence
 
 from arena.rules import (
     CALL_TICHU,
+    DOG_K,
+    DRAGON_BIT,
+    FOUR_BOMB,
+    PASS_K,
+    PHOENIX_BIT,
+    RANK_MASKS,
+    SPECIALS,
     Action,
     Exchange,
     Gift,
+    Mask,
     Match,
     Observation,
     Phase,
     Play,
     Wish,
+    combinations,
 )
-from arena.rules.cards import (
-    DRAGON_BIT,
-    PHOENIX_BIT,
-    RANK_MASKS,
-    SPECIALS,
-    Mask,
-)
-from arena.rules.combos import DOG_K, FOUR_BOMB, PASS_K, combinations
 from example_bots.heuristic.bot import HeuristicBot
 from sdk import Bot
 from sdk.sim import Determinizer
@@ -326,9 +327,9 @@ class SearchBot(Bot):
     def budget(self, obs: Observation) -> float | None:
         """Seconds this decision may use: the time limit, cut to fit a known deadline."""
         limit = self.time_limit
-        deadline = self.deadline_ms  # set by the SDK client before each decision
-        if deadline is not None:
-            fit = max(0.01, 0.7 * deadline / 1000.0 - 0.05)
+        left = self.time_left_ms  # set before each decision, the bank included
+        if left is not None:
+            fit = max(0.01, 0.7 * left / 1000.0 - 0.05)
             limit = fit if limit is None else min(limit, fit)
         return limit
 

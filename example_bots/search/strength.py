@@ -26,7 +26,9 @@ from multiprocessing import Pool
 
 from arena.rules import (
     CALL_TICHU,
+    FOUR_BOMB,
     PASS,
+    PASS_K,
     Action,
     Match,
     Observation,
@@ -36,7 +38,6 @@ from arena.rules import (
     deal_from_seed,
     observe,
 )
-from arena.rules.combos import FOUR_BOMB, PASS_K
 from example_bots.search.bot import SearchBot
 from sdk import Bot
 

@@ -114,7 +114,7 @@ def test_time_limit_and_deadline_bound_the_search() -> None:
     bot.act(obs)
     assert time.perf_counter() - t0 < 2.0  # generous: CI machines are shared
     assert 0.15 <= bot.last_seconds < 1.5
-    bot.deadline_ms = 100.0  # a runner's deadline tighter than the time limit wins
+    bot.time_left_ms = 100.0  # a runner's clock tighter than the time limit wins
     assert bot.budget(obs) is not None and bot.budget(obs) <= 0.03  # type: ignore[operator]
 
 

@@ -248,12 +248,12 @@ def test_a_bot_that_raises_is_a_crash_and_is_given_up_at_once() -> None:
 
 
 def test_an_in_process_bot_is_told_its_time_and_a_late_answer_is_a_timeout() -> None:
-    """In-process seats keep the clock: ``Bot.deadline_ms`` is set; a late answer is discarded."""
-    told: list[float | None] = []
+    """In-process seats keep the clock: the bot is told its time; a late answer is discarded."""
+    told: list[tuple[float | None, float | None]] = []
 
     class Slow(RandomBot):
         def act(self, obs: Observation) -> Play | Exchange:  # type: ignore[override]
-            told.append(self.deadline_ms)
+            told.append((self.deadline_ms, self.time_left_ms))
             if obs.phase is Phase.PLAY and len(told) == 6:
                 time.sleep(0.3)  # beyond the 200 ms allowed
             return super().act(obs)
@@ -261,7 +261,7 @@ def test_an_in_process_bot_is_told_its_time_and_a_late_answer_is_a_timeout() -> 
     seats = [Scripted(s) for s in range(4)]
     seats[2].inner = InProcessSeat(Slow(2))
     rec = play(seats, seed=3, options=Options(hands=1), time=TimeControl(200, 0))
-    assert set(told) == {200.0}
+    assert set(told) == {(200.0, 200.0)}
     assert failures(rec) == [(2, FailureKind.TIMEOUT, FailureOutcome.DEFAULT_ACTION, 1)]
     assert "beyond the 200 ms allowed" in rec.failures[0].detail
     assert rec.termination is Termination.NORMAL

@@ -30,6 +30,7 @@ from arena.rules import (
     Wish,
     cards_of,
     combinations,
+    next_active,
     observe,
     parse_cards,
     parse_play,
@@ -228,7 +229,7 @@ def test_request_shape_follows_the_protocol() -> None:
                 assert v.turn_seat == m.turn
                 windows += 1
             else:  # a window after the last pass: the trick's owner leads next
-                owner = m.owner if m.hands[m.owner] else m._next_active(m.owner)
+                owner = m.owner if m.hands[m.owner] else next_active(m.owner, m.hands)
                 assert v.turn_seat == owner
                 windows += 1
             if obs.phase is Phase.BOMB_WINDOW:
@@ -290,8 +291,9 @@ def test_tournament_scores_are_per_player() -> None:
 
 def test_encode_request_refuses_a_seat_not_to_act() -> None:
     m = Match(Options(), seed=1)
+    m.apply(NO_GRAND)  # seat 0 has answered the Grand Tichu decision; seats 1..3 are asked
     with pytest.raises(ValueError, match="not to act"):
-        encode_request(observe(m, 2), request_id=1, state_seq=1, deadline_ms=1, bank_ms=1)
+        encode_request(observe(m, 0), request_id=1, state_seq=1, deadline_ms=1, bank_ms=1)
 
 
 def test_options_round_trip() -> None:

@@ -37,7 +37,7 @@ from arena.tournament.schedule import (
     Round,
     Schedule,
     ScheduleKind,
-    Table,
+    TableDraw,
     annealed_schedule,
     build_schedule,
     bye_counts,
@@ -413,8 +413,8 @@ def test_counts_on_a_hand_built_schedule() -> None:
         method=Method.WHIST,
         participants=("a", "b", "c", "d", "e"),
         rounds=(
-            Round((Table("a", "b", "c", "d"),), ("e",)),
-            Round((Table("a", "e", "b", "d"),), ("c",)),
+            Round((TableDraw("a", "b", "c", "d"),), ("e",)),
+            Round((TableDraw("a", "e", "b", "d"),), ("c",)),
         ),
         cycles=1,
         seed=0,
@@ -470,9 +470,9 @@ def test_impossible_requests_raise(
 
 def test_tables_and_rounds_reject_repeated_bots() -> None:
     with pytest.raises(ValueError, match="four distinct"):
-        Table("a", "b", "a", "c")
+        TableDraw("a", "b", "a", "c")
     with pytest.raises(ValueError, match="twice"):
-        Round((Table("a", "b", "c", "d"),), ("a",))
+        Round((TableDraw("a", "b", "c", "d"),), ("a",))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -490,7 +490,7 @@ def test_rotation_hands_by_seat() -> None:
 
 
 def test_rotation_one_swaps_team_hands_and_rotation_two_swaps_partners() -> None:
-    table = Table("n", "e", "s", "w")
+    table = TableDraw("n", "e", "s", "w")
     zero, one, two = board_plays(table, 5, event_seed=1, rotations=(0, 1, 2))
     team_a, team_b = table.team_a, table.team_b
     assert {zero.hand_of(b) for b in team_a} == {0, 2}
@@ -500,7 +500,7 @@ def test_rotation_one_swaps_team_hands_and_rotation_two_swaps_partners() -> None
 
 
 def test_board_plays_default_to_rotations_zero_and_one() -> None:
-    table = Table("n", "e", "s", "w")
+    table = TableDraw("n", "e", "s", "w")
     plays = board_plays(table, 3, event_seed=7)
     assert DEFAULT_ROTATIONS == (0, 1)
     assert plays == (
@@ -521,7 +521,7 @@ def test_rotation_equals_bots_moving_k_seats(rotation: int, seat: int) -> None:
 
 
 def test_all_four_rotations_give_every_bot_every_hand_once() -> None:
-    table = Table("n", "e", "s", "w")
+    table = TableDraw("n", "e", "s", "w")
     plays = board_plays(table, 0, event_seed=0, rotations=ALL_ROTATIONS)
     for bot in table.seats:
         assert sorted(play.hand_of(bot) for play in plays) == [0, 1, 2, 3]

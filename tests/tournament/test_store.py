@@ -26,7 +26,7 @@ from arena.tournament.store import (
     SCHEMA_VERSION,
     EventStatus,
     EventStore,
-    Failure,
+    FailureRow,
     HandRow,
     StoreError,
 )
@@ -280,7 +280,7 @@ def test_a_writer_killed_mid_play_leaves_nothing_partial(tmp_path: Path) -> None
 
 def test_hand_rows_round_trip(make_event: MakeEvent) -> None:
     event = make_event(STRENGTHS, fraction=0.0, hands_per_board=2)
-    failures = (Failure(1, "timeout", "decision 12 took 1204 ms"), Failure(3, "crash"))
+    failures = (FailureRow(1, "timeout", "decision 12 took 1204 ms"), FailureRow(3, "crash"))
     first = HandRow(0, 215, -15, (100, 0), (115 - 0, -15), "A", (0, 2), "T-G-", (3, 0), failures)
     second = HandRow(1, 25, 75, (25, 75), (0, 0), None, (3, 1, 0), "-T--", (0, 2))
     with EventStore(event.path) as store:
