@@ -22,7 +22,7 @@ from arena.ratings import RatingError, fit_ratings
 from arena.runtime.aio import tune_gc
 from arena.server.bundle import BundleError
 from arena.server.manifest import ManifestError
-from arena.tournament.cluster import ClusterError
+from arena.tournament.cluster import ClusterError, executor_for
 from arena.tournament.leaderboard import (
     build_leaderboard,
 )
@@ -30,7 +30,7 @@ from arena.tournament.leaderboard_render import (
     write_leaderboard,
 )
 from arena.tournament.model import EventFileError, EventSpec, load_event, plan_event
-from arena.tournament.runner import EventRunner, Executor
+from arena.tournament.runner import EventRunner
 from arena.tournament.runner import Progress as RunProgress
 from arena.tournament.store import EventStore, StoreError
 
@@ -46,15 +46,6 @@ ClusterOption = Annotated[
     str | None,
     typer.Option(help="Play on Dask: a scheduler (tcp://HOST:8786) or local:N worker processes."),
 ]
-
-
-def executor_for(cluster: str | None) -> Executor | None:
-    """The runner's executor for ``--cluster`` (``None``: this machine's local pool)."""
-    if cluster is None:
-        return None
-    from arena.tournament.cluster import DaskExecutor
-
-    return DaskExecutor(cluster)
 
 
 @app.command()

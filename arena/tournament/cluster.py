@@ -46,6 +46,7 @@ __all__ = [
     "PairTask",
     "PlayOutcome",
     "TaskPlay",
+    "executor_for",
     "pair_tasks",
     "play_task",
 ]
@@ -87,6 +88,11 @@ class PlayOutcome:
     failures: int
     replay: bytes
     logs: tuple[tuple[str, bytes], ...]
+
+
+def executor_for(cluster: str | None) -> DaskExecutor | None:
+    """The runner's executor for a ``--cluster`` value (``None``: the local pool)."""
+    return None if cluster is None else DaskExecutor(cluster)
 
 
 def pair_tasks(runner: EventRunner, pending: Sequence[StoredPlay]) -> list[PairTask]:
