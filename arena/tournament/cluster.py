@@ -23,6 +23,7 @@ cluster of N worker processes, started and stopped here). Dask is an optional de
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import signal
 import tempfile
@@ -245,6 +246,7 @@ class DaskExecutor:
                 processes=True,
                 dashboard_address=None,
                 host="127.0.0.1",
+                silence_logs=logging.ERROR,  # Dask's notes on cancelled tasks are not for users
             )
             try:
                 with Client(cluster) as client:  # type: ignore[no-untyped-call]
