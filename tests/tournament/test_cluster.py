@@ -187,12 +187,19 @@ def test_a_worker_killed_mid_event_loses_and_doubles_nothing(
     assert hands == distinct == 18
 
 
-def test_a_killed_driver_resumes_on_the_cluster(cluster: Cluster, tmp_path: Path) -> None:
+@pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGKILL], ids=["sigint", "sigkill"])
+def test_a_stopped_driver_resumes_on_the_cluster(
+    cluster: Cluster, tmp_path: Path, how: signal.Signals
+) -> None:
     db = tmp_path / "event.sqlite"
     driver = _driver(cluster, ["run", str(_event(tmp_path, boards=3)), "--db", str(db)], tmp_path)
     _wait_for_plays(db, 2, driver)
-    os.kill(driver.pid, signal.SIGKILL)
-    driver.wait(30)
+    os.kill(driver.pid, how)
+    out, _ = driver.communicate(timeout=120)
+    if how is signal.SIGINT:  # as with the local pool: exit 130 and the resume hint
+        assert driver.returncode == 130, out.decode()
+        unwrapped = "".join(out.decode().split())  # the console wraps long lines
+        assert "".join(f"continue with: arena event resume {db}".split()) in unwrapped
     assert _counts(db)[0] < 18
     resumed = _driver(cluster, ["resume", str(db)], tmp_path)
     out, _ = resumed.communicate(timeout=600)
