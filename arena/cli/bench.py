@@ -129,3 +129,32 @@ def event_bench(
         f"({100 * f.referee_cpu / cpu:.0f}%), bots {f.bots_cpu:.1f} s "
         f"({100 * f.bots_cpu / cpu:.0f}%)"
     )
+
+
+@app.command("cluster")
+def cluster_bench(
+    bot: Annotated[str, typer.Option(help="Bot in every seat: a manifest or built-in name.")] = (
+        "random"
+    ),
+    boards: Annotated[int, typer.Option(min=3, help="Duplicate boards (two plays each).")] = 60,
+    jobs: Annotated[int, typer.Option(min=1, help="The local pool's tables at once.")] = 2,
+) -> None:
+    """One event by the local pool and by local Dask clusters of 1 and 2 workers: plays/s."""
+    from arena.bench.cluster import bench_cluster, bench_overhead
+
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        print("error: the cluster benchmark needs Dask: pip install 'tichu-arena[cluster]'")
+        raise typer.Exit(2) from None
+    over = bench_overhead()
+    print(f"local cluster of 1 worker: started in {over.start_s:.1f} s")
+    print(
+        f"  no-op task     : {over.round_trip_ms:.1f} ms alone (median of 30),"
+        f" {over.in_flight_ms:.2f} ms each with 200 in flight"
+    )
+    for f in bench_cluster(bot, boards, jobs):
+        print(
+            f"{f.label:<22}: {f.plays} plays, {f.hands} hands in {f.seconds:.1f} s"
+            f" ({f.plays_per_second:.2f} plays/s, start and stop of the cluster included)"
+        )

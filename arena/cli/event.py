@@ -20,7 +20,9 @@ from rich.progress import (
 from arena.cli.ratings import _ratings_table
 from arena.ratings import RatingError, fit_ratings
 from arena.runtime.aio import tune_gc
+from arena.server.bundle import BundleError
 from arena.server.manifest import ManifestError
+from arena.tournament.cluster import ClusterError, executor_for
 from arena.tournament.leaderboard import (
     build_leaderboard,
 )
@@ -40,6 +42,10 @@ JobsOption = Annotated[
 ]
 OutOption = Annotated[Path, typer.Option(help="Folder for the leaderboard files.")]
 QuietOption = Annotated[bool, typer.Option(help="No progress bar.")]
+ClusterOption = Annotated[
+    str | None,
+    typer.Option(help="Play on Dask: a scheduler (tcp://HOST:8786) or local:N worker processes."),
+]
 
 
 @app.command()
@@ -54,6 +60,7 @@ def run(
     jobs: JobsOption = None,
     out: OutOption = Path("leaderboards"),
     quiet: QuietOption = False,
+    cluster: ClusterOption = None,
 ) -> None:
     """Run EVENT_FILE: plan it, play every pending board, print and write the leaderboard.
 
@@ -70,8 +77,8 @@ def run(
     try:
         with EventStore(path) as store:
             store.create_event(spec, plan)
-            _play(store, spec.name, spec, jobs, out, quiet, path)
-    except StoreError as e:
+            _play(store, spec.name, spec, jobs, out, quiet, path, cluster)
+    except (StoreError, ClusterError, BundleError) as e:
         console.print(f"[red]error[/red]: {escape(str(e))}", soft_wrap=True)
         raise typer.Exit(2) from None
 
@@ -83,14 +90,15 @@ def resume(
     jobs: JobsOption = None,
     out: OutOption = Path("leaderboards"),
     quiet: QuietOption = False,
+    cluster: ClusterOption = None,
 ) -> None:
     """Continue an interrupted event from its database: no hand lost, none played twice."""
     try:
         with EventStore(db, create=False) as store:
             info = store.event(event)
             spec = store.event_spec(info.id)
-            _play(store, info.name, spec, jobs, out, quiet, db)
-    except (StoreError, ManifestError) as e:
+            _play(store, info.name, spec, jobs, out, quiet, db, cluster)
+    except (StoreError, ManifestError, ClusterError, BundleError) as e:
         console.print(f"[red]error[/red]: {escape(str(e))}", soft_wrap=True)
         raise typer.Exit(2) from None
 
@@ -103,6 +111,7 @@ def _play(
     out: Path,
     quiet: bool,
     db: Path,
+    cluster: str | None = None,
 ) -> None:
     tune_gc()
     summary = store.event_summary(event)
@@ -136,7 +145,15 @@ def _play(
             bar.update(task, completed=progress.plays_done, rate=rate)
 
         logs = db.parent / f"{db.name}.logs"
-        runner = EventRunner(store, event, spec, jobs=jobs, log_dir=logs, on_play=on_play)
+        runner = EventRunner(
+            store,
+            event,
+            spec,
+            jobs=jobs,
+            log_dir=logs,
+            on_play=on_play,
+            executor=executor_for(cluster),
+        )
         progress = runner.run()
         bar.update(task, completed=progress.plays_done, top=_top(store, event))
     summary = store.event_summary(event)

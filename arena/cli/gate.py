@@ -142,6 +142,10 @@ def gate(
         Path | None,
         typer.Option(help="Keep the results in this SQLite file (resumable); default: temp."),
     ] = None,
+    cluster: Annotated[
+        str | None,
+        typer.Option(help="Play on Dask: a scheduler (tcp://HOST:8786) or local:N workers."),
+    ] = None,
     json_out: Annotated[
         Path | None, typer.Option("--json", help="Write the JSON report here.")
     ] = None,
@@ -172,6 +176,7 @@ def gate(
             decision_ms=decision_ms,
             seed=seed,
             db=db,
+            cluster=cluster,
         )
         tune_gc()
         try:

@@ -44,6 +44,7 @@ from arena.ratings.sprt import (
 )
 from arena.rules import ArenaError
 from arena.server.manifest import resolve_bot
+from arena.tournament.cluster import executor_for
 from arena.tournament.model import EventFileError, PlannedPlay, parse_event, plan_event
 from arena.tournament.runner import EventRunner, Progress
 from arena.tournament.store import EventStore
@@ -107,6 +108,7 @@ class GateConfig:
         decision_ms: The time allowed per decision (``TimeControl.decision_ms``).
         seed: Event seed (deals and bot seeds); the same seed replays the same boards.
         db: SQLite results file (kept, resumable); None uses a temporary folder.
+        cluster: Play on Dask (``tcp://HOST:8786`` or ``local:N``); None plays here.
     """
 
     candidate: str
@@ -122,6 +124,7 @@ class GateConfig:
     decision_ms: int = 1000
     seed: int = 0
     db: Path | None = None
+    cluster: str | None = None
 
     def __post_init__(self) -> None:
         problems = []
@@ -342,7 +345,9 @@ def run_gate(config: GateConfig, on_look: Callable[[GateLook], None] | None = No
     with _database(config.db) as path, EventStore(path) as store:
         try:
             store.create_event(spec, plan)
-            runner = EventRunner(store, EVENT_NAME, spec, jobs=config.jobs)
+            runner = EventRunner(
+                store, EVENT_NAME, spec, jobs=config.jobs, executor=executor_for(config.cluster)
+            )
         except ArenaError as e:
             raise GateError(str(e)) from None
         watcher = _Watcher(config, store, runner, start, on_look)

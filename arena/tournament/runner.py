@@ -1,15 +1,18 @@
 """The event runner: plays an event's pending plays over gRPC and records each one.
 
 The plan (``plan_event``) is stored first, so an interrupted event resumes where it stopped:
-``pending_plays`` is exactly what is left. Plays are grouped into *sessions*: the boards one
-table (four bots in fixed seats) plays in one rotation of one round. A session starts its
-four bot processes once and plays its boards one after another on them; the two rotations
-of a board are always different sessions, so they never share a bot process. ``jobs``
-sessions run at once on one referee server.
+``pending_plays`` is exactly what is left. An *executor* plays them: ``LocalExecutor`` on
+this machine (the default), ``arena.tournament.cluster.DaskExecutor`` on Dask workers.
 
-Each finished play is written (replay file first, then its hands in one transaction) from
-the event loop's thread, the store's only writer. A play cut short by Ctrl-C or a referee
-stop is not recorded; it is played again on resume.
+The local executor groups plays into *sessions*: the boards one table (four bots in fixed
+seats) plays in one rotation of one round. A session starts its four bot processes once and
+plays its boards one after another on them; the two rotations of a board are always
+different sessions, so they never share a bot process. ``jobs`` sessions run at once on one
+referee server.
+
+Each finished play is written (replay file first, then its hands in one transaction) by the
+runner alone, the store's only writer (``EventRunner.record_play``). A play cut short by
+Ctrl-C or a referee stop is not recorded; it is played again on resume.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from arena.referee import MatchRecord
 from arena.referee.policy import FailurePolicy, Termination, TimeControl
@@ -98,6 +102,21 @@ def hand_rows(record: MatchRecord) -> list[HandRow]:
     return [HandRow.from_result(r, by_hand.get(r.hand, ())) for r in record.hand_results]
 
 
+class Executor(Protocol):
+    """Plays an event's pending plays for an ``EventRunner``, which alone writes the store.
+
+    ``LocalExecutor`` (the default) plays them on this machine; ``arena.tournament.cluster
+    .DaskExecutor`` hands them to Dask workers. Either calls ``runner.record_play`` for every
+    play that finished and returns when none is left or the runner stops.
+    """
+
+    def play(self, runner: EventRunner, pending: Sequence[StoredPlay], progress: Progress) -> None:
+        """Plays ``pending``; returns early once ``runner.stopping`` is set."""
+
+    def stop(self) -> None:
+        """Abandons the plays under way (called from a signal handler or another thread)."""
+
+
 class EventRunner:
     """Runs the pending plays of one stored event."""
 
@@ -110,6 +129,7 @@ class EventRunner:
         jobs: int | None = None,
         log_dir: Path | None = None,
         on_play: Callable[[Progress, PlannedPlay], None] | None = None,
+        executor: Executor | None = None,
     ) -> None:
         self.store = store
         self.event = event
@@ -118,40 +138,20 @@ class EventRunner:
         self.log_dir = log_dir
         self.on_play = on_play
         self.manifests = manifests_for(spec)
+        self.executor: Executor = executor or LocalExecutor()
         self.stopping = False
-        self._tables: list[Table] = []
+        self._progress = Progress(plays_total=0, plays_done=0)
 
     def run(self) -> Progress:
         """Plays every pending play; returns the progress reached (Ctrl-C stops cleanly)."""
-        return run_loop(self._run())
-
-    async def _run(self) -> Progress:
         pending = self.store.pending_plays(self.event)
         total = len(self.store.plays(self.event))
-        progress = Progress(plays_total=total, plays_done=total - len(pending))
+        progress = self._progress = Progress(plays_total=total, plays_done=total - len(pending))
         if not pending:
             self.store.set_status(self.event, EventStatus.FINISHED)
             return progress
         self.store.set_status(self.event, EventStatus.RUNNING)
-        server = ArenaServer(port=0, runs_dir=None)
-        await server.start()
-        loop = asyncio.get_running_loop()
-        with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(signal.SIGINT, self.stop)
-            loop.add_signal_handler(signal.SIGTERM, self.stop)
-        gate = asyncio.Semaphore(self.jobs)
-        try:
-            await asyncio.gather(
-                *(
-                    self._session(server, s, gate, progress)
-                    for s in sessions_of(pending, self.spec.restart)
-                )
-            )
-        finally:
-            with contextlib.suppress(NotImplementedError):
-                loop.remove_signal_handler(signal.SIGINT)
-                loop.remove_signal_handler(signal.SIGTERM)
-            await server.stop(grace_s=1.0)
+        self.executor.play(self, pending, progress)
         if self.store.pending_plays(self.event):
             self.store.set_status(self.event, EventStatus.INTERRUPTED)
         return progress
@@ -159,58 +159,113 @@ class EventRunner:
     def stop(self) -> None:
         """Stops the run: running plays are abandoned (not recorded), nothing new starts."""
         self.stopping = True
+        self.executor.stop()
+
+    def table_spec(
+        self,
+        seats: Sequence[str],
+        plays: Sequence[StoredPlay],
+        table_id: str,
+        replays: Sequence[Path | None],
+    ) -> TableSpec:
+        """The table that plays ``plays`` (one match each, in order) with ``seats``."""
+        spec = self.spec
+        deals = spec.hands_per_board if spec.format == "board" else GAME_DEALS
+        plans = tuple(
+            MatchPlan(seed=sp.play.seed, deals=sp.play.deals(deals), replay=replay)
+            for sp, replay in zip(plays, replays, strict=True)
+        )
+        return TableSpec(
+            options=spec.match_options(),
+            time=TimeControl(decision_ms=spec.time_control.decision_ms),
+            policy=FailurePolicy(),
+            names=tuple(seats),
+            plans=plans,
+            table_id=table_id,
+        )
+
+    def record_play(
+        self, sp: StoredPlay, rows: Sequence[HandRow], failures: int, replay: Path | None
+    ) -> None:
+        """Writes one finished play (its replay file is already in place) and reports it.
+
+        A play that is already recorded (a task that ran twice) is left as it is, so nothing
+        is ever counted twice.
+        """
+        if self.store.play_status(sp.id) != "pending":
+            return
+        self.store.record_play(sp.id, rows, replay)
+        progress = self._progress
+        progress.plays_done += 1
+        progress.hands += len(rows)
+        progress.failures += failures
+        if self.on_play is not None:
+            self.on_play(progress, sp.play)
+
+
+class LocalExecutor:
+    """Plays on this machine: one referee server, ``runner.jobs`` sessions at once."""
+
+    def __init__(self) -> None:
+        self._tables: list[Table] = []
+
+    def play(self, runner: EventRunner, pending: Sequence[StoredPlay], progress: Progress) -> None:
+        """Plays the sessions of ``pending`` on one in-process referee (see the module doc)."""
+        run_loop(self._play(runner, pending, progress))
+
+    def stop(self) -> None:
+        """Aborts the running tables; their plays stay pending."""
         for table in self._tables:
             table.abort("the event was interrupted")
 
+    async def _play(
+        self, runner: EventRunner, pending: Sequence[StoredPlay], progress: Progress
+    ) -> None:
+        server = ArenaServer(port=0, runs_dir=None)
+        await server.start()
+        loop = asyncio.get_running_loop()
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(signal.SIGINT, runner.stop)
+            loop.add_signal_handler(signal.SIGTERM, runner.stop)
+        gate = asyncio.Semaphore(runner.jobs)
+        try:
+            await asyncio.gather(
+                *(
+                    self._session(runner, server, s, gate)
+                    for s in sessions_of(pending, runner.spec.restart)
+                )
+            )
+        finally:
+            with contextlib.suppress(NotImplementedError):
+                loop.remove_signal_handler(signal.SIGINT)
+                loop.remove_signal_handler(signal.SIGTERM)
+            await server.stop(grace_s=1.0)
+
     async def _session(
-        self, server: ArenaServer, session: Session, gate: asyncio.Semaphore, progress: Progress
+        self, runner: EventRunner, server: ArenaServer, session: Session, gate: asyncio.Semaphore
     ) -> None:
         async with gate:
-            if self.stopping:
+            if runner.stopping:
                 return
-            spec = self.spec
-            options = spec.match_options()
-            deals = spec.hands_per_board if spec.format == "board" else GAME_DEALS
             plays = session.plays
-            plans = tuple(
-                MatchPlan(
-                    seed=sp.play.seed,
-                    deals=sp.play.deals(deals),
-                    replay=self.store.replay_path(self.event, sp.play),
-                )
-                for sp in plays
-            )
             table_id = (
                 f"r{session.round}-t{session.table}-rot{session.rotation}-p{plays[0].play.ordinal}"
             )
-            table_spec = TableSpec(
-                options=options,
-                time=TimeControl(decision_ms=spec.time_control.decision_ms),
-                policy=FailurePolicy(),
-                names=session.seats,
-                plans=plans,
-                table_id=table_id,
-            )
+            replays = [runner.store.replay_path(runner.event, sp.play) for sp in plays]
+            table_spec = runner.table_spec(session.seats, plays, table_id, replays)
 
             def recorded(k: int, record: MatchRecord) -> None:
-                sp = plays[k - 1]
                 if record.termination is Termination.ABORTED:
                     return  # cut short: it stays pending and is played again on resume
-                rows = hand_rows(record)
-                self.store.record_play(sp.id, rows, plans[k - 1].replay)
-                progress.plays_done += 1
-                progress.hands += len(rows)
-                progress.failures += len(record.failures)
-                if self.on_play is not None:
-                    self.on_play(progress, sp.play)
+                runner.record_play(
+                    plays[k - 1], hand_rows(record), len(record.failures), replays[k - 1]
+                )
 
-            log_dir = None
-            if self.log_dir is not None:
-                log_dir = self.log_dir / table_id
+            log_dir = None if runner.log_dir is None else runner.log_dir / table_id
             await play_table(
                 server,
                 table_spec,
-                [self.manifests[name] for name in session.seats],
+                [runner.manifests[name] for name in session.seats],
                 log_dir=log_dir,
                 on_table=self._tables.append,
                 on_record=recorded,

@@ -571,6 +571,13 @@ class EventStore:
         rows = self._conn.execute(query + " ORDER BY ordinal", (event_id,))
         return tuple(_stored_play(row) for row in rows)
 
+    def play_status(self, play_id: int) -> str:
+        """``pending`` or ``done`` for one play; raises ``StoreError`` for an unknown id."""
+        row = self._conn.execute("SELECT status FROM plays WHERE id = ?", (play_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"{self.path}: no play with id {play_id}")
+        return str(row[0])
+
     def replay_path(self, ref: EventRef, play: PlannedPlay) -> Path:
         """Returns where the replay of ``play`` belongs, in a folder beside the database.
 

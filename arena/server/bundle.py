@@ -1,0 +1,176 @@
+"""Bot bundles: a bot's folder and manifest as one content-hashed value that travels.
+
+A league or a cluster worker must play the bot that was submitted, not whatever lies at a
+path on some machine. ``bundle_of(manifest)`` packs the manifest's folder into a gzipped tar
+and names it by the SHA-256 of its files (paths and bytes, in sorted order); ``unpack`` writes
+a bundle into a cache folder, checks the hash of what it wrote, and returns the manifest there.
+A worker therefore refuses a bot whose files do not match the hash it was sent.
+
+Built-in bots (``example_bots``) are installed with the arena on every machine: their bundle
+carries no files, only the hash of the installed package, and ``unpack`` resolves the worker's
+own copy and refuses it if its hash differs (another arena version).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import io
+import os
+import tarfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.rules.errors import ArenaError
+from arena.server.manifest import BUILTIN_DIR, Manifest, load_manifest
+
+__all__ = ["MAX_BUNDLE_BYTES", "BotBundle", "BundleError", "bundle_of", "folder_hash", "unpack"]
+
+MAX_BUNDLE_BYTES = 64 * 1024 * 1024
+"""The largest bot folder a bundle carries (packed)."""
+
+_SKIPPED = frozenset({"__pycache__", ".git", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
+
+
+class BundleError(ArenaError):
+    """A bot that cannot be bundled, or a bundle whose files do not match its hash."""
+
+
+@dataclass(frozen=True)
+class BotBundle:
+    """One bot as it travels: its name, content hash, manifest path and packed files.
+
+    ``files`` is a gzipped tar of the bot's folder (``None`` for a built-in bot, which every
+    arena installation has); ``manifest`` is the manifest's path inside that folder.
+    """
+
+    name: str
+    hash: str
+    manifest: str
+    files: bytes | None
+    builtin: bool = False
+
+
+def _walk(folder: Path, skipped: frozenset[str] = _SKIPPED) -> list[Path]:
+    out: list[Path] = []
+    for root, dirs, names in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if d not in skipped)
+        for name in sorted(names):
+            if name.endswith((".pyc", ".pyo")):
+                continue
+            path = Path(root) / name
+            if path.is_file() and not path.is_symlink():
+                out.append(path)
+    return sorted(out, key=lambda p: p.relative_to(folder).as_posix())
+
+
+def folder_hash(folder: Path, skipped: frozenset[str] = _SKIPPED) -> str:
+    """SHA-256 over every file's relative path and bytes (caches and symlinks left out)."""
+    digest = hashlib.sha256()
+    for path in _walk(folder, skipped):
+        rel = path.relative_to(folder).as_posix().encode()
+        data = path.read_bytes()
+        digest.update(len(rel).to_bytes(4, "big") + rel + len(data).to_bytes(8, "big"))
+        digest.update(data)
+    return digest.hexdigest()
+
+
+@functools.cache
+def _builtin_hash() -> str:
+    """The installed built-in bots' hash (installed Node modules left out: set up per machine)."""
+    return folder_hash(BUILTIN_DIR, _SKIPPED | {"node_modules"})
+
+
+def _is_builtin(manifest: Manifest) -> bool:
+    if manifest.path is None:
+        return False
+    try:
+        manifest.path.resolve().relative_to(BUILTIN_DIR)
+    except ValueError:
+        return False
+    return True
+
+
+def bundle_of(manifest: Manifest) -> BotBundle:
+    """Packs a manifest bot's folder (or names a built-in bot) as a ``BotBundle``.
+
+    Raises:
+        BundleError: A manifest without a file, a bot whose working directory lies outside
+            its folder (its code could not travel with it), or a folder over the size limit.
+    """
+    if manifest.path is None:
+        raise BundleError(f"bot {manifest.name!r} has no manifest file to bundle")
+    if _is_builtin(manifest):
+        rel = manifest.path.resolve().relative_to(BUILTIN_DIR).as_posix()
+        return BotBundle(manifest.name, _builtin_hash(), rel, None, builtin=True)
+    folder = manifest.folder.resolve()
+    try:
+        manifest.cwd.resolve().relative_to(folder)
+    except ValueError:
+        raise BundleError(
+            f"{manifest.path}: the working directory {manifest.cwd} lies outside the bot's"
+            " folder, so the bot's code cannot travel with it; keep the bot's files in its folder"
+        ) from None
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=6) as tar:
+        for path in _walk(folder):
+            info = tarfile.TarInfo(path.relative_to(folder).as_posix())
+            data = path.read_bytes()
+            info.size = len(data)
+            info.mode = 0o755 if os.access(path, os.X_OK) else 0o644
+            tar.addfile(info, io.BytesIO(data))
+    packed = buffer.getvalue()
+    if len(packed) > MAX_BUNDLE_BYTES:
+        raise BundleError(
+            f"{folder}: the bot's folder packs to {len(packed) // 2**20} MiB, over the"
+            f" {MAX_BUNDLE_BYTES // 2**20} MiB a bundle may carry"
+        )
+    rel = manifest.path.resolve().relative_to(folder).as_posix()
+    return BotBundle(manifest.name, folder_hash(folder), rel, packed)
+
+
+def unpack(bundle: BotBundle, cache: Path) -> Manifest:
+    """Returns the bundle's manifest on this machine, unpacked under ``cache/<hash>/``.
+
+    Raises:
+        BundleError: The files (or this machine's built-in bots) do not match the hash.
+    """
+    if bundle.builtin:
+        actual = _builtin_hash()
+        if actual != bundle.hash:
+            raise BundleError(
+                f"built-in bot {bundle.name!r}: this machine's example_bots hash {actual[:12]}"
+                f" differs from the driver's {bundle.hash[:12]} (another arena version)"
+            )
+        return _named(load_manifest(BUILTIN_DIR / bundle.manifest), bundle.name)
+    if bundle.files is None:
+        raise BundleError(f"bot {bundle.name!r}: the bundle carries no files")
+    folder = cache / bundle.hash
+    if not folder.is_dir() or folder_hash(folder) != bundle.hash:
+        staging = cache / f".{bundle.hash}.{os.getpid()}"
+        staging.mkdir(parents=True, exist_ok=True)
+        with tarfile.open(fileobj=io.BytesIO(bundle.files), mode="r:gz") as tar:
+            tar.extractall(staging, filter="data")
+        actual = folder_hash(staging)
+        if actual != bundle.hash:
+            raise BundleError(
+                f"bot {bundle.name!r}: its files hash to {actual[:12]}, not {bundle.hash[:12]};"
+                " refused"
+            )
+        if folder.exists():
+            _remove(folder)
+        staging.rename(folder)
+    return _named(load_manifest(folder / bundle.manifest), bundle.name)
+
+
+def _named(manifest: Manifest, name: str) -> Manifest:
+    return manifest if manifest.name == name else manifest.model_copy(update={"name": name})
+
+
+def _remove(folder: Path) -> None:
+    for root, dirs, names in os.walk(folder, topdown=False):
+        for name in names:
+            (Path(root) / name).unlink()
+        for name in dirs:
+            (Path(root) / name).rmdir()
+    folder.rmdir()

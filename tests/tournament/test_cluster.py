@@ -1,0 +1,243 @@
+"""Events on a real Dask cluster: a ``dask scheduler`` and two ``dask worker`` processes on
+127.0.0.1, the same results as the local runner, a worker killed mid-event, a driver killed
+and resumed, and bot bundles that a worker refuses when their files do not match."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arena.server.bundle import BundleError, bundle_of, folder_hash, unpack
+from arena.server.manifest import load_manifest, resolve_bot
+from arena.tournament.cluster import DaskExecutor
+from arena.tournament.model import load_event, plan_event
+from arena.tournament.runner import EventRunner
+from arena.tournament.store import EventStore
+
+pytest.importorskip("distributed")
+
+pytestmark = pytest.mark.slow
+
+DASK = str(Path(sys.executable).parent / "dask")
+ARENA = str(Path(sys.executable).parent / "arena")
+
+EVENT = """
+name = "cluster"
+bots = [
+  "greedy", "heuristic",
+  {{ bot = "greedy", name = "greedy-b" }}, {{ bot = "heuristic", name = "heuristic-b" }},
+]
+schedule = "round_robin"
+format = "board"
+hands_per_board = 1
+rotations = 2
+boards_per_round = {boards}
+seed = 11
+jobs = 2
+
+[time_control]
+decision_ms = 5000
+"""
+
+
+def _event(tmp: Path, boards: int) -> Path:
+    path = tmp / f"event-{boards}.toml"
+    path.write_text(EVENT.format(boards=boards), encoding="utf-8")
+    return path
+
+
+class Cluster:
+    """A scheduler and its workers as real processes; ``workers`` holds their processes."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.file = tmp / "scheduler.json"
+        self.log = (tmp / "dask.log").open("ab")
+        self.scheduler = subprocess.Popen(
+            [DASK, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+             "--scheduler-file", str(self.file)],
+            stdout=self.log, stderr=self.log,
+        )  # fmt: skip
+        deadline = time.monotonic() + 120
+        while not self.file.exists():
+            assert time.monotonic() < deadline, "the scheduler did not start"
+            assert self.scheduler.poll() is None, "the scheduler exited"
+            time.sleep(0.2)
+        self.address = json.loads(self.file.read_text())["address"]
+        self.workers = [self.start_worker() for _ in range(2)]
+        self.wait_for(2)
+
+    def start_worker(self) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            [DASK, "worker", self.address, "--nthreads", "1", "--no-nanny", "--no-dashboard",
+             "--host", "127.0.0.1"],
+            stdout=self.log, stderr=self.log,
+        )  # fmt: skip
+
+    def wait_for(self, count: int) -> None:
+        from distributed import Client
+
+        with Client(self.address, timeout=60) as client:
+            client.wait_for_workers(count, timeout=120)
+
+    def close(self) -> None:
+        for proc in [*self.workers, self.scheduler]:
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in [*self.workers, self.scheduler]:
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        self.log.close()
+
+
+@pytest.fixture
+def cluster(tmp_path: Path) -> Iterator[Cluster]:
+    c = Cluster(tmp_path)
+    try:
+        yield c
+    finally:
+        c.close()
+
+
+def _hands(db: Path) -> list[tuple[object, ...]]:
+    with sqlite3.connect(db) as conn:
+        return sorted(
+            conn.execute(
+                "SELECT board, rotation, hand_no, seat_n, seat_e, seat_s, seat_w, score_a,"
+                " score_b, card_points_a, card_points_b, out_order, calls FROM hands"
+            ).fetchall()
+        )
+
+
+def _counts(db: Path) -> tuple[int, int, int, int]:
+    """Plays done, plays in all, hands, distinct (play, hand) pairs."""
+    with sqlite3.connect(db) as conn:
+        done, total = conn.execute("SELECT SUM(status = 'done'), COUNT(*) FROM plays").fetchone()
+        hands, distinct = conn.execute(
+            "SELECT COUNT(*), COUNT(DISTINCT play_id || ':' || hand_no) FROM hands"
+        ).fetchone()
+    return int(done or 0), int(total), int(hands), int(distinct)
+
+
+def _run(db: Path, event_file: Path, executor: DaskExecutor | None = None) -> None:
+    spec = load_event(event_file)
+    with EventStore(db) as store:
+        store.create_event(spec, plan_event(spec))
+        EventRunner(store, spec.name, spec, executor=executor).run()
+
+
+def test_an_event_on_the_cluster_matches_the_same_event_run_locally(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    event_file = _event(tmp_path, boards=2)
+    _run(tmp_path / "local.sqlite", event_file)
+    _run(tmp_path / "dask.sqlite", event_file, DaskExecutor(cluster.address))
+    local, remote = _hands(tmp_path / "local.sqlite"), _hands(tmp_path / "dask.sqlite")
+    assert len(local) == 12  # 3 rounds x 2 boards x 2 rotations x 1 hand
+    assert remote == local
+    replays = sorted((tmp_path / "dask.sqlite.replays" / "cluster").glob("*.json"))
+    assert len(replays) == 12
+    assert json.loads(replays[0].read_text())["deals"]
+
+
+def _wait_for_plays(db: Path, at_least: int, proc: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 300
+    while True:
+        if db.exists():
+            try:
+                if _counts(db)[0] >= at_least:
+                    return
+            except sqlite3.OperationalError:
+                pass  # the driver is still creating the database
+        assert proc.poll() is None, "the driver ended before the plays were recorded"
+        assert time.monotonic() < deadline, "no plays were recorded in time"
+        time.sleep(0.2)
+
+
+def _driver(cluster: Cluster, args: list[str], tmp: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [ARENA, "event", *args, "--cluster", cluster.address, "--quiet",
+         "--out", str(tmp / "leaderboards")],
+        cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+
+
+def test_a_worker_killed_mid_event_loses_and_doubles_nothing(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    db = tmp_path / "event.sqlite"
+    driver = _driver(cluster, ["run", str(_event(tmp_path, boards=3)), "--db", str(db)], tmp_path)
+    _wait_for_plays(db, 2, driver)
+    cluster.workers[0].send_signal(signal.SIGKILL)
+    out, _ = driver.communicate(timeout=600)
+    assert driver.returncode == 0, out.decode()
+    done, total, hands, distinct = _counts(db)
+    assert (done, total) == (18, 18)
+    assert hands == distinct == 18
+
+
+@pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGKILL], ids=["sigint", "sigkill"])
+def test_a_stopped_driver_resumes_on_the_cluster(
+    cluster: Cluster, tmp_path: Path, how: signal.Signals
+) -> None:
+    db = tmp_path / "event.sqlite"
+    driver = _driver(cluster, ["run", str(_event(tmp_path, boards=3)), "--db", str(db)], tmp_path)
+    _wait_for_plays(db, 2, driver)
+    os.kill(driver.pid, how)
+    out, _ = driver.communicate(timeout=120)
+    if how is signal.SIGINT:  # as with the local pool: exit 130 and the resume hint
+        assert driver.returncode == 130, out.decode()
+        unwrapped = "".join(out.decode().split())  # the console wraps long lines
+        assert "".join(f"continue with: arena event resume {db}".split()) in unwrapped
+    assert _counts(db)[0] < 18
+    resumed = _driver(cluster, ["resume", str(db)], tmp_path)
+    out, _ = resumed.communicate(timeout=600)
+    assert resumed.returncode == 0, out.decode()
+    done, total, hands, distinct = _counts(db)
+    assert (done, total) == (18, 18)
+    assert hands == distinct == 18
+
+
+def test_a_bundle_whose_files_differ_from_its_hash_is_refused(tmp_path: Path) -> None:
+    bot = tmp_path / "mine"
+    bot.mkdir()
+    (bot / "bot.py").write_text("print('hello')\n", encoding="utf-8")
+    (bot / "bot.toml").write_text('name = "mine"\ncommand = ["{python}", "bot.py"]\n')
+    bundle = bundle_of(load_manifest(bot / "bot.toml"))
+    assert bundle.hash == folder_hash(bot) and not bundle.builtin
+    manifest = unpack(bundle, tmp_path / "cache")
+    assert manifest.cwd == (tmp_path / "cache" / bundle.hash).resolve()
+    assert (manifest.cwd / "bot.py").read_text() == "print('hello')\n"
+    (bot / "bot.py").write_text("print('changed')\n", encoding="utf-8")
+    changed = bundle_of(load_manifest(bot / "bot.toml"))
+    assert changed.hash != bundle.hash
+    forged = type(bundle)(bundle.name, bundle.hash, bundle.manifest, changed.files)
+    with pytest.raises(BundleError, match="refused"):
+        unpack(forged, tmp_path / "other-cache")
+
+
+def test_a_built_in_bot_travels_by_hash_alone() -> None:
+    bundle = bundle_of(resolve_bot("greedy"))
+    assert bundle.builtin and bundle.files is None and len(bundle.hash) == 64
+    forged = type(bundle)("greedy", "0" * 64, bundle.manifest, None, builtin=True)
+    with pytest.raises(BundleError, match="another arena version"):
+        unpack(forged, Path("/nonexistent"))
+
+
+def test_a_bot_whose_code_lies_outside_its_folder_cannot_travel(tmp_path: Path) -> None:
+    bot = tmp_path / "mine"
+    bot.mkdir()
+    (bot / "bot.toml").write_text('name = "mine"\ncommand = ["{python}", "x.py"]\nworkdir = ".."\n')
+    with pytest.raises(BundleError, match="outside the bot's folder"):
+        bundle_of(load_manifest(bot / "bot.toml"))
