@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PROTOBUF = {"google.protobuf"}
 GRPC = {"grpc", "grpc_health"}
 PYDANTIC = {"pydantic", "pydantic_core", "yaml"}
+DASK = {"distributed"}  # the optional cluster executor
 # The runtime settings (event loop, gRPC's I/O), applied by the entry points.
 RUNTIME = {"arena.runtime", "uvloop"}
 TOURNAMENT = {"arena.tournament"}
@@ -42,7 +43,7 @@ LAYERS: dict[str, set[str] | None] = {
     "arena.runtime": RUNTIME,  # standard library only: no gRPC import
     "arena.server": SERVER,
     "arena.ratings": RATINGS | RULES,  # the standings score through arena.rules.scoring
-    "arena.tournament": TOURNAMENT | SERVER | RATINGS | PYDANTIC,
+    "arena.tournament": TOURNAMENT | SERVER | RATINGS | PYDANTIC | DASK,
     "arena.kit": None,
     "arena.bench": None,  # the benchmarks measure every layer
     "arena.cli": None,
