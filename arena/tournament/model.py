@@ -71,6 +71,7 @@ __all__ = [
     "EventPlan",
     "EventSpec",
     "PlannedPlay",
+    "PolicySpec",
     "RulesSpec",
     "TimeControl",
     "deal_from_json",
@@ -196,6 +197,17 @@ class TimeControl(BaseModel):
     decision_ms: StrictInt = Field(default=1000, ge=1, le=3_600_000)
 
 
+class PolicySpec(BaseModel):
+    """What the referee does about a failing seat (``arena.referee.policy.FailurePolicy``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_strikes: StrictInt = Field(default=3, ge=0, le=1000)
+    max_rejections: StrictInt = Field(default=3, ge=0, le=1000)
+    reconnect_grace_ms: StrictInt = Field(default=5000, ge=0, le=600_000)
+    give_up: Literal["default_actions", "fallback_bot", "forfeit"] = "default_actions"
+
+
 class RulesSpec(BaseModel):
     """Rules options; ``target_score`` and ``hands`` apply to ``format = "game"`` only."""
 
@@ -234,6 +246,7 @@ class EventSpec(BaseModel):
     jobs: StrictInt = Field(default=1, ge=1, le=1024)
     restart: RestartName = "session"
     time_control: TimeControl = TimeControl()
+    policy: PolicySpec = PolicySpec()
     rules: RulesSpec = RulesSpec()
 
     @field_validator("name")
@@ -317,8 +330,13 @@ class EventSpec(BaseModel):
         )
 
     def identity(self) -> dict[str, Any]:
-        """The fields that define the event: everything except ``jobs`` (speed, not results)."""
-        return self.model_dump(mode="json", exclude={"jobs"})
+        """The fields that define the event: everything except ``jobs`` (speed, not results).
+
+        A default ``policy`` is left out, so events stored before the field existed still
+        match their event files.
+        """
+        exclude = {"jobs"} | ({"policy"} if self.policy == PolicySpec() else set())
+        return self.model_dump(mode="json", exclude=exclude)
 
     def bot_sources(self) -> dict[str, str]:
         """Maps display name to source: ``builtin:<name>`` or the manifest path."""
@@ -476,6 +494,7 @@ def _known_fields(parent: tuple[int | str, ...]) -> str:
     nested: dict[str, type[BaseModel]] = {
         "bots": BotEntry,
         "fillers": BotEntry,
+        "policy": PolicySpec,
         "rules": RulesSpec,
         "time_control": TimeControl,
     }

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.referee import MatchRecord
-from arena.referee.policy import FailurePolicy, Termination, TimeControl
+from arena.referee.policy import FailurePolicy, GiveUp, Termination, TimeControl
 from arena.runtime.aio import run as run_loop
 from arena.server.app import ArenaServer
 from arena.server.bots import play_table
@@ -185,7 +185,12 @@ class EventRunner:
             table_spec = TableSpec(
                 options=options,
                 time=TimeControl(decision_ms=spec.time_control.decision_ms),
-                policy=FailurePolicy(),
+                policy=FailurePolicy(
+                    max_strikes=spec.policy.max_strikes,
+                    max_rejections=spec.policy.max_rejections,
+                    reconnect_grace_ms=spec.policy.reconnect_grace_ms,
+                    give_up=GiveUp[spec.policy.give_up.upper()],
+                ),
                 names=session.seats,
                 plans=plans,
                 table_id=f"r{session.round}-t{session.table}-rot{session.rotation}"
