@@ -744,10 +744,18 @@ class EventPlan:
         }
 
 
-def plan_event(spec: EventSpec, book: DealBook | None = None) -> EventPlan:
+def plan_event(
+    spec: EventSpec,
+    book: DealBook | None = None,
+    *,
+    first_round: int = 0,
+    first_ordinal: int = 0,
+) -> EventPlan:
     """Builds the schedule and expands it into plays: boards × tables × rotations, in order.
 
     ``book`` defaults to the spec's deal book (read again from disk when not given).
+    ``first_round`` and ``first_ordinal`` number the plays after those of an event being
+    extended (its rounds, and so its boards and seeds, continue where it stopped).
 
     Raises:
         EventFileError: The schedule cannot be built, or the deal book is too short.
@@ -771,7 +779,8 @@ def plan_event(spec: EventSpec, book: DealBook | None = None) -> EventPlan:
     boards = len(schedule.rounds) * spec.boards_per_round
     per_board = spec.deals_per_board or 1
     if book is not None:
-        needed = boards * per_board if book.explicit else boards
+        last = boards + first_round * spec.boards_per_round
+        needed = last * per_board if book.explicit else last
         if len(book) < needed:
             what = "deals" if book.explicit else "seeds"
             raise EventFileError(
@@ -780,12 +789,12 @@ def plan_event(spec: EventSpec, book: DealBook | None = None) -> EventPlan:
                     (
                         "deal_book",
                         f"{book.source} holds {len(book)} {what}; the event needs {needed} "
-                        f"({boards} boards" + (f" × {per_board} deals)" if book.explicit else ")"),
+                        f"({last} boards" + (f" × {per_board} deals)" if book.explicit else ")"),
                     )
                 ],
             )
     plays: list[PlannedPlay] = []
-    for number, round_ in enumerate(schedule.rounds):
+    for number, round_ in enumerate(schedule.rounds, first_round):
         tables = {table: index for index, table in enumerate(round_.tables)}
         for play in round_plays(
             round_,
@@ -806,7 +815,7 @@ def plan_event(spec: EventSpec, book: DealBook | None = None) -> EventPlan:
             )
             plays.append(
                 PlannedPlay(
-                    ordinal=len(plays),
+                    ordinal=first_ordinal + len(plays),
                     round=number,
                     table=tables[play.table],
                     board=play.board,
