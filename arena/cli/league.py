@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,6 +17,7 @@ from arena.rules import ArenaError
 from arena.runtime.aio import tune_gc
 from arena.tournament.league.render import league_board, write_league
 from arena.tournament.league.season import (
+    GateRefused,
     close_season,
     history,
     next_round,
@@ -106,13 +108,10 @@ def submit_command(
 ) -> None:
     """Register a bot or a new version of it (its folder is hashed and copied)."""
     with _league(db) as store:
-        result = submit(
-            store,
-            manifest,
-            owner=owner,
-            gate=gate,
-            on_gate=lambda line: console.print(f"  gate: {line}", highlight=False),
-        )
+        try:
+            result = submit(store, manifest, owner=owner, gate=gate, on_gate=_gate_line())
+        except GateRefused as e:
+            _fail(str(e), code=1)
         v = result.version
         if not result.new:
             console.print(f"{v.bot}: unchanged, still version {v.number} ({v.hash[:12]})")
@@ -191,6 +190,19 @@ def _run(db: Path, rounds: int, jobs: int | None, out: Path, quiet: bool) -> Non
             if not quiet:
                 console.print(f"  finished; leaderboard: {paths[2]}", highlight=False)
                 _print_table(table_json(season_table(store, round_.season)))
+
+
+def _gate_line() -> Callable[[str], None]:
+    """Prints the gate's live line at most every two seconds."""
+    last = [0.0]
+
+    def show(line: str) -> None:
+        now = time.monotonic()
+        if now - last[0] >= 2.0:
+            last[0] = now
+            console.print(f"  gate: {line}", highlight=False, soft_wrap=True)
+
+    return show
 
 
 def _progress_line(done: int, plays: int) -> Callable[[Progress, object], None]:

@@ -318,6 +318,8 @@ def test_league_file_errors_name_the_field(tmp_path: Path) -> None:
     assert "round.rotations" in text and "round.boards_per_round" in text
     with pytest.raises(LeagueFileError, match="round robin"):
         parse_league({"name": "x", "round": {"schedule": "gauntlet"}})
+    example = load_league(ROOT / "docs" / "league-example.toml")
+    assert example.divisions is not None and example.round["boards_per_round"] == 4
     spec = parse_league({"name": "x", "round": {"policy": {"max_strikes": 1}}})
     assert spec.round_event("e", [{"bot": "random", "name": f"b{k}"} for k in range(4)], 1, [])
 
@@ -386,3 +388,53 @@ def test_carried_rating_is_combined_by_precision() -> None:
     rating, sd = combine((100.0, 30.0), (0.0, 40.0)) or (0.0, 0.0)
     assert rating == pytest.approx(64.0) and sd == pytest.approx(24.0)
     assert json.loads(json.dumps(combine(None, None))) is None
+
+
+def test_the_gate_refuses_a_version_that_regresses(tmp_path: Path) -> None:
+    """greedy v1, then random content as v2 with --gate: H0 accepted, v2 refused (exit 1)."""
+    league = tmp_path / "g.toml"
+    league.write_text('name = "g"\n[gate]\nmin_pairs = 10\nmax_boards = 60\n')
+    db = tmp_path / "g.sqlite"
+    with LeagueStore(db, create=True) as store:
+        store.init_league(load_league(league))
+        folder = make_bot(tmp_path, "gamma", "greedy")
+        submit(store, folder)
+    make_bot(tmp_path, "gamma", "random")
+    done = subprocess.run(
+        [*ARENA, "league", "submit", str(folder), "--db", str(db), "--gate"],
+        cwd=ROOT,
+        env=arena_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "the gate refused gamma" in done.stdout and "H0 accepted" in done.stdout
+    with LeagueStore(db) as store:
+        assert [v.number for v in store.versions("gamma")] == [1]
+        assert len(list(store.bot_store.joinpath("gamma").iterdir())) == 1
+
+
+def test_cli_errors_are_one_line_without_a_traceback(tmp_path: Path) -> None:
+    league = tmp_path / "x.toml"
+    league.write_text('name = "x"\n[round]\nrotations = 3\n')
+    db = tmp_path / "x.sqlite"
+    bad = subprocess.run(
+        [*ARENA, "league", "init", str(league), "--db", str(db)],
+        cwd=ROOT,
+        env=arena_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert bad.returncode == 2 and "round.rotations" in bad.stdout
+    assert "Traceback" not in bad.stdout + bad.stderr and not db.exists()
+    missing = subprocess.run(
+        [*ARENA, "league", "standings", "--db", str(db)],
+        cwd=ROOT,
+        env=arena_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert missing.returncode == 2 and "no league database here" in missing.stdout

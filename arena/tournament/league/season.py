@@ -41,6 +41,7 @@ from arena.tournament.store import StoredHand
 
 __all__ = [
     "IGNORED_FILES",
+    "GateRefused",
     "LeagueError",
     "RoundResult",
     "SeasonTable",
@@ -71,6 +72,10 @@ MIN_DIVISION = 4
 
 class LeagueError(ArenaError):
     """A league command cannot do what was asked; the message says why and what to do."""
+
+
+class GateRefused(LeagueError):
+    """The non-regression gate accepted H0: the new version is refused."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -171,7 +176,8 @@ def submit(
     if gate and previous is not None:
         report = _run_gate(store, copied, store.resolve(previous.manifest), on_gate)
         if report.verdict.value == "H0":
-            raise LeagueError(
+            shutil.rmtree(target, ignore_errors=True)
+            raise GateRefused(
                 f"the gate refused {bot} (new version) against v{previous.number}: "
                 f"{report.summary()}"
             )
