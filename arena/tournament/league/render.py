@@ -41,7 +41,7 @@ def league_board(store: LeagueStore, season: int | None = None) -> dict[str, Any
     table = info.final_table or table_json(season_table(store, number))
     charts: dict[str, dict[str, list[list[float | int | None]]]] = {}
     for round_ in store.rounds(number):
-        after = table_json(season_table(store, number, round_.number))
+        after = table_json(season_table(store, number, round_.number, movement=False))
         for division in after["divisions"]:
             for row in division["rows"]:
                 if row["rating"] is not None:

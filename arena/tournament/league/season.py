@@ -543,11 +543,18 @@ def _fillers(store: LeagueStore, season: int) -> set[str]:
     }
 
 
-def season_table(store: LeagueStore, season: int, upto: int | None = None) -> SeasonTable:
-    """Computes a season's table per division from the database (after round ``upto``)."""
+def season_table(
+    store: LeagueStore, season: int, upto: int | None = None, *, movement: bool = True
+) -> SeasonTable:
+    """Computes a season's table per division from the database (after round ``upto``).
+
+    ``movement = False`` leaves every row's ``movement`` None (one fit fewer).
+    """
     rounds = [r for r in store.rounds(season) if upto is None or r.number <= upto]
     played = len(rounds)
-    previous = season_table(store, season, played - 1) if played >= 2 else None
+    previous = None
+    if movement and played >= 2:
+        previous = season_table(store, season, played - 1, movement=False)
     versions = {v.id: v for v in store.versions()}
     by_entry = {v.entry: v for v in versions.values()}
     bots = {b.name: b for b in store.bots()}
@@ -672,7 +679,7 @@ def history(store: LeagueStore, bot: str) -> list[tuple[int, int, TableRow]]:
     out: list[tuple[int, int, TableRow]] = []
     for season in store.seasons():
         for round_ in store.rounds(season.number):
-            table = season_table(store, season.number, round_.number)
+            table = season_table(store, season.number, round_.number, movement=False)
             for rows in table.divisions.values():
                 out.extend((season.number, round_.number, r) for r in rows if r.bot == bot)
     return out

@@ -339,7 +339,11 @@ class LeagueStore(EventStore):
             elif owner is not None and row[0] is not None and row[0] != owner:
                 raise StoreError(f"the bot {bot!r} belongs to {row[0]!r}, not {owner!r}")
             else:
-                conn.execute("UPDATE league_bots SET retired = NULL WHERE name = ?", (bot,))
+                conn.execute(
+                    "UPDATE league_bots SET retired = NULL, owner = COALESCE(owner, ?)"
+                    " WHERE name = ?",
+                    (owner, bot),
+                )
                 owner = owner if owner is not None else row[0]
             previous = conn.execute(
                 "SELECT id, number FROM league_versions WHERE bot = ? ORDER BY number DESC",
