@@ -23,6 +23,7 @@ from arena.tournament.league.season import (
     next_round,
     play_round,
     round_lock,
+    season_complete,
     season_table,
     submit,
     table_json,
@@ -166,7 +167,15 @@ def run(
 def _run(db: Path, rounds: int, jobs: int | None, out: Path, quiet: bool) -> None:
     tune_gc()
     with _league(db) as store, round_lock(store):
-        for _ in range(rounds):
+        for played in range(rounds):
+            if season_complete(store):
+                season = store.current_season().number
+                message = f"season {season} has played all its rounds; close it with "
+                message += f"arena league season close --db {db}"
+                if not played:
+                    _fail(message)
+                console.print(message, highlight=False)
+                return
             round_ = next_round(store)
             plays = sum(len(store.plays(name)) for _, name, _ in round_.events)
             done = sum(sum(p.done for p in store.plays(name)) for _, name, _ in round_.events)
@@ -293,13 +302,13 @@ def history_command(
 ) -> None:
     """Print a bot's rating after every round, every version, every season."""
     with _league(db) as store:
-        versions = store.versions(bot) if bot in {b.name for b in store.bots()} else ()
         rows = history(store, bot)
+        versions = store.versions(bot)
         table = Table(title=f"{bot}: rating per round")
         for column in ("season", "round", "version", "rank", "rating ± 95 %", "hands"):
             table.add_column(column, justify="right")
         for season, number, row in rows:
-            data = table_json_row(row)
+            data = _rating_fields(row)
             table.add_row(
                 str(season),
                 str(number),
@@ -318,7 +327,7 @@ def history_command(
             )
 
 
-def table_json_row(row: Any) -> dict[str, Any]:
+def _rating_fields(row: Any) -> dict[str, Any]:
     """The rating fields of one table row as the table's JSON has them."""
     interval = row.interval
     return {

@@ -25,6 +25,7 @@ from arena.tournament.league.season import (
     next_round,
     play_round,
     promote_relegate,
+    season_complete,
     season_table,
     split_divisions,
     submit,
@@ -49,11 +50,14 @@ rotations = 2
 jobs = 2
 
 [round.time_control]
-decision_ms = 1000
+decision_ms = 10000
 """
 
 BOT = 'from example_bots.{module}.bot import {cls}\n\n__all__ = ["{cls}"]\n'
-MANIFEST = 'name = "{name}"\ncommand = ["{{python}}", "-m", "sdk", "bot:{cls}"]\nworkdir = "."\n'
+MANIFEST = (
+    'name = "{name}"\ncommand = ["{{python}}", "-m", "sdk", "bot:{cls}"]\nworkdir = "."\n'
+    "startup_timeout_s = 120\n"  # generous: the test machine may be loaded
+)
 KINDS = {"random": "RandomBot", "greedy": "GreedyBot"}
 
 
@@ -68,6 +72,19 @@ def make_bot(parent: Path, name: str, kind: str) -> Path:
 
 def arena_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith("GRPC_")}
+
+
+def arena(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    """Runs the CLI with the gRPC settings it makes itself (none inherited from this test)."""
+    return subprocess.run(
+        [*ARENA, *args],
+        cwd=ROOT,
+        env=arena_env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def db_hands(db: Path) -> list[tuple[str, int, int, int, int]]:
@@ -158,9 +175,9 @@ def test_a_small_season_with_a_late_bot_a_new_version_a_retirement_and_a_kill(
 
     # Round 3 and 4 in a real `arena league run`, killed with its bots in round 3.
     out = tmp_path / "boards"
-    command = [*ARENA, "league", "run", "--db", str(db), "--rounds", "2", "--out", str(out)]
+    command = ["league", "run", "--db", str(db), "--rounds", "2", "--out", str(out)]
     proc = subprocess.Popen(
-        [*command, "--quiet"],
+        [*ARENA, *command, "--quiet"],
         cwd=ROOT,
         env=arena_env(),
         stdout=subprocess.PIPE,
@@ -178,9 +195,7 @@ def test_a_small_season_with_a_late_bot_a_new_version_a_retirement_and_a_kill(
     before = db_hands(db)
     partial = plays_done(db, "autumn.s1.r3")
     assert 3 <= partial < 10
-    resumed = subprocess.run(
-        command, cwd=ROOT, env=arena_env(), capture_output=True, text=True, timeout=600
-    )
+    resumed = arena(*command)
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert "season 1 round 3: 5 bots, 10 plays" in resumed.stdout
     assert "season 1 round 4" in resumed.stdout
@@ -277,7 +292,11 @@ def test_a_small_season_with_a_late_bot_a_new_version_a_retirement_and_a_kill(
         assert {v["entry"]: v["hash"] for v in board["versions"]}["bravo v2"] == bravo_v2.hash
 
         # Closing freezes the table; season 2 starts from the active versions' ratings.
+        assert season_complete(store)
+        with pytest.raises(LeagueError, match="played its 4 rounds"):
+            next_round(store)
         close_season(store)
+        assert not season_complete(store)
         assert store.seasons()[0].final_table == table_json(table)
         fresh = season_table(store, 2)
         carried = {r.entry: r for r in fresh.divisions[1]}
@@ -286,14 +305,7 @@ def test_a_small_season_with_a_late_bot_a_new_version_a_retirement_and_a_kill(
             final = by_entry[entry]
             assert row.hands == 0 and row.rating == final.rating
             assert row.sd == pytest.approx(math.hypot(final.sd or 0.0, 50.0))
-    frozen = subprocess.run(
-        [*ARENA, "league", "standings", "--db", str(db), "--season", "1"],
-        cwd=ROOT,
-        env=arena_env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    frozen = arena("league", "standings", "--db", str(db), "--season", "1")
     assert frozen.returncode == 0, frozen.stderr
     assert "closed, frozen table" in frozen.stdout and "bravo (v2)" in frozen.stdout
 
@@ -393,21 +405,14 @@ def test_carried_rating_is_combined_by_precision() -> None:
 def test_the_gate_refuses_a_version_that_regresses(tmp_path: Path) -> None:
     """greedy v1, then random content as v2 with --gate: H0 accepted, v2 refused (exit 1)."""
     league = tmp_path / "g.toml"
-    league.write_text('name = "g"\n[gate]\nmin_pairs = 10\nmax_boards = 60\n')
+    league.write_text('name = "g"\n[gate]\nmin_pairs = 10\nmax_boards = 60\ndecision_ms = 10000\n')
     db = tmp_path / "g.sqlite"
     with LeagueStore(db, create=True) as store:
         store.init_league(load_league(league))
         folder = make_bot(tmp_path, "gamma", "greedy")
         submit(store, folder)
     make_bot(tmp_path, "gamma", "random")
-    done = subprocess.run(
-        [*ARENA, "league", "submit", str(folder), "--db", str(db), "--gate"],
-        cwd=ROOT,
-        env=arena_env(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = arena("league", "submit", str(folder), "--db", str(db), "--gate")
     assert done.returncode == 1, done.stdout + done.stderr
     assert "the gate refused gamma" in done.stdout and "H0 accepted" in done.stdout
     with LeagueStore(db) as store:
@@ -419,22 +424,8 @@ def test_cli_errors_are_one_line_without_a_traceback(tmp_path: Path) -> None:
     league = tmp_path / "x.toml"
     league.write_text('name = "x"\n[round]\nrotations = 3\n')
     db = tmp_path / "x.sqlite"
-    bad = subprocess.run(
-        [*ARENA, "league", "init", str(league), "--db", str(db)],
-        cwd=ROOT,
-        env=arena_env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    bad = arena("league", "init", str(league), "--db", str(db))
     assert bad.returncode == 2 and "round.rotations" in bad.stdout
     assert "Traceback" not in bad.stdout + bad.stderr and not db.exists()
-    missing = subprocess.run(
-        [*ARENA, "league", "standings", "--db", str(db)],
-        cwd=ROOT,
-        env=arena_env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    missing = arena("league", "standings", "--db", str(db))
     assert missing.returncode == 2 and "no league database here" in missing.stdout

@@ -47,6 +47,7 @@ def league_board(store: LeagueStore, season: int | None = None) -> dict[str, Any
                 if row["rating"] is not None:
                     series = charts.setdefault(row["bot"], {}).setdefault(row["entry"], [])
                     series.append([round_.number, row["rating"], row["ci_low"], row["ci_high"]])
+    entries = {v.id: v.entry for v in store.versions()}
     versions = [
         {
             "entry": v.entry,
@@ -55,9 +56,7 @@ def league_board(store: LeagueStore, season: int | None = None) -> dict[str, Any
             "hash": v.hash,
             "owner": v.owner,
             "submitted": v.submitted,
-            "predecessor": next(
-                (p.entry for p in store.versions(v.bot) if p.id == v.predecessor), None
-            ),
+            "predecessor": None if v.predecessor is None else entries[v.predecessor],
             "gate": None
             if v.gate is None
             else {"verdict": v.gate.get("verdict"), "llr": v.gate.get("llr")},

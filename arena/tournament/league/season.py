@@ -28,7 +28,7 @@ from pathlib import Path
 from statistics import NormalDist
 from typing import Any
 
-from arena.ratings import HandOutcome, RatingError, RatingFit, fit_ratings
+from arena.ratings import HandOutcome, RatingError, RatingFit, SprtVerdict, fit_ratings
 from arena.rules import ArenaError
 from arena.server.manifest import ManifestError, load_manifest
 from arena.tournament.gate import GateConfig, GateReport, look_line, run_gate
@@ -37,7 +37,7 @@ from arena.tournament.league.store import LeagueStore, RoundInfo, Version
 from arena.tournament.model import EventFileError, EventSpec, PlannedPlay, plan_event
 from arena.tournament.runner import EventRunner, Progress
 from arena.tournament.schedule import fillers_needed
-from arena.tournament.store import StoredHand
+from arena.tournament.store import StoredHand, StoreError
 
 __all__ = [
     "IGNORED_FILES",
@@ -55,6 +55,7 @@ __all__ = [
     "play_round",
     "promote_relegate",
     "round_lock",
+    "season_complete",
     "season_hands",
     "season_outcomes",
     "season_table",
@@ -162,6 +163,8 @@ def submit(
     previous = store.latest(bot)
     if previous is not None and previous.hash == digest:
         return SubmitResult(previous, new=False)
+    if any(version.hash == digest for version in store.versions(bot)):
+        raise StoreError(f"this content of {bot!r} was submitted before")
     target = store.bot_store / bot / digest[:16]
     if not target.is_dir():
         staging = target.with_name(target.name + ".partial")
@@ -175,7 +178,7 @@ def submit(
     report: GateReport | None = None
     if gate and previous is not None:
         report = _run_gate(store, copied, store.resolve(previous.manifest), on_gate)
-        if report.verdict.value == "H0":
+        if report.verdict is SprtVerdict.ACCEPT_H0:
             shutil.rmtree(target, ignore_errors=True)
             raise GateRefused(
                 f"the gate refused {bot} (new version) against v{previous.number}: "
@@ -202,7 +205,7 @@ def _run_gate(
         min_pairs=settings.min_pairs,
         jobs=settings.jobs,
         decision_ms=settings.decision_ms,
-        seed=int(candidate.parent.name, 16) % 2**32,
+        seed=int(candidate.parent.name, 16) % 2**32,  # the hash: a rerun replays the boards
     )
     try:
         return run_gate(config, None if on_gate is None else lambda look: on_gate(look_line(look)))
@@ -285,6 +288,13 @@ def event_name(league: str, season: int, number: int, division: int, divisions: 
     return f"{league}.s{season}.r{number}" + (f".d{division}" if divisions else "")
 
 
+def season_complete(store: LeagueStore) -> bool:
+    """Whether the open season has played all its rounds (none is left to play or finish)."""
+    rounds = store.rounds(store.current_season().number)
+    full = len(rounds) >= store.league().season_rounds
+    return full and rounds[-1].finished
+
+
 def next_round(store: LeagueStore) -> RoundInfo:
     """Returns the round to play: the unfinished one, else a new round of the active field.
 
@@ -300,7 +310,7 @@ def next_round(store: LeagueStore) -> RoundInfo:
     rounds = store.rounds(season)
     if rounds and not rounds[-1].finished:
         _plan_events(store, spec, rounds[-1])
-        return rounds[-1]
+        return store.rounds(season)[-1]
     if len(rounds) >= spec.season_rounds:
         raise LeagueError(
             f"season {season} has played its {spec.season_rounds} rounds; close it with "
@@ -370,10 +380,9 @@ def _plan_events(store: LeagueStore, spec: LeagueSpec, round_: RoundInfo) -> Non
 
 @dataclass
 class RoundResult:
-    """What ``play_round`` did: the round, plays and hands recorded now, and whether it ended."""
+    """What ``play_round`` did: the round, hands and failures recorded now, whether it ended."""
 
     round: RoundInfo
-    plays: int = 0
     hands: int = 0
     failures: int = 0
     finished: bool = False
@@ -533,16 +542,6 @@ def season_outcomes(hands: Sequence[tuple[str, StoredHand]]) -> list[HandOutcome
     return [replace(hand.outcome(), board=f"{name}:{hand.board_label}") for name, hand in hands]
 
 
-def _fillers(store: LeagueStore, season: int) -> set[str]:
-    return {
-        filler
-        for round_ in store.rounds(season)
-        for _, name, event_id in round_.events
-        if event_id is not None
-        for filler in store.fillers(name)
-    }
-
-
 def season_table(
     store: LeagueStore, season: int, upto: int | None = None, *, movement: bool = True
 ) -> SeasonTable:
@@ -556,10 +555,8 @@ def season_table(
     if movement and played >= 2:
         previous = season_table(store, season, played - 1, movement=False)
     versions = {v.id: v for v in store.versions()}
-    by_entry = {v.entry: v for v in versions.values()}
     bots = {b.name: b for b in store.bots()}
     priors = store.priors(season)
-    hidden = _fillers(store, season)
     divisions: dict[int, list[int]] = {}
     for round_ in rounds:
         for version_id, division in round_.entries:
@@ -636,7 +633,6 @@ def season_table(
                     predecessor=predecessor,
                 )
             )
-        rows = [r for r in rows if r.entry not in hidden and r.entry in by_entry]
         rows.sort(
             key=lambda r: (
                 r.rating is None,
@@ -648,8 +644,8 @@ def season_table(
         ranked = []
         for rank, row in enumerate(rows, 1):
             before = earlier.get(row.entry)
-            movement = None if before is None else before - rank
-            ranked.append(replace(row, rank=rank, movement=movement))
+            gained = None if before is None else before - rank
+            ranked.append(replace(row, rank=rank, movement=gained))
         tables[division] = tuple(ranked)
     return SeasonTable(season, played, tables, notes, total)
 

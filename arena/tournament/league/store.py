@@ -44,6 +44,7 @@ __all__ = [
     "RoundInfo",
     "SeasonInfo",
     "Version",
+    "entry_name",
 ]
 
 LEAGUE_SCHEMA_VERSION = 1
