@@ -429,3 +429,24 @@ def test_cli_errors_are_one_line_without_a_traceback(tmp_path: Path) -> None:
     assert "Traceback" not in bad.stdout + bad.stderr and not db.exists()
     missing = arena("league", "standings", "--db", str(db))
     assert missing.returncode == 2 and "no league database here" in missing.stdout
+
+
+def test_failures_are_counted_by_kind_in_the_table(tmp_path: Path) -> None:
+    """A bot that cannot start crashes in every play it sits in; the table counts each one."""
+    league = tmp_path / "f.toml"
+    league.write_text(LEAGUE.replace('"autumn"', '"faulty"'))
+    with LeagueStore(tmp_path / "f.sqlite", create=True) as store:
+        store.init_league(load_league(league))
+        for name, kind in (("alpha", "random"), ("bravo", "greedy"), ("charlie", "random")):
+            submit(store, make_bot(tmp_path, name, kind))
+        crashy = tmp_path / "crashy"
+        crashy.mkdir()
+        (crashy / "bot.toml").write_text(
+            'name = "crashy"\ncommand = ["{python}", "-m", "sdk", "no_such_module:Bot"]\n'
+        )
+        submit(store, crashy)
+        assert play_round(store, next_round(store)).finished
+        rows = {r.entry: r for r in season_table(store, 1).divisions[1]}
+        assert rows["crashy v1"].hands == 6  # Wh(4): 3 rounds x 2 rotations, no byes
+        assert rows["crashy v1"].failures == {"crash": 6}
+        assert all(rows[e].failures == {} for e in rows if e != "crashy v1")
