@@ -197,7 +197,11 @@ def _run(db: Path, rounds: int, jobs: int | None, out: Path, quiet: bool) -> Non
                 raise typer.Exit(130)
             paths = write_league(league_board(store), out)
             if not quiet:
-                console.print(f"  finished; leaderboard: {paths[2]}", highlight=False)
+                console.print(
+                    f"  finished: {result.hands} hands played now, {result.failures} failures; "
+                    f"leaderboard: {paths[2]}",
+                    highlight=False,
+                )
                 _print_table(table_json(season_table(store, round_.season)))
 
 
@@ -350,8 +354,18 @@ def season_close(db: DbOption = DEFAULT_DB) -> None:
 
 
 @app.command()
-def leaderboard(db: DbOption = DEFAULT_DB, out: OutOption = DEFAULT_OUT) -> None:
+def leaderboard(
+    db: DbOption = DEFAULT_DB,
+    out: OutOption = DEFAULT_OUT,
+    season: Annotated[
+        int | None, typer.Option(help="A past season: <league>.s<S>.* (default: the open one).")
+    ] = None,
+) -> None:
     """Write the league's leaderboards (Markdown, JSON, HTML) from the database."""
     with _league(db) as store:
-        paths = write_league(league_board(store), out)
+        if season is not None and season not in {s.number for s in store.seasons()}:
+            _fail(f"no season {season}")
+        board = league_board(store, season)
+        name = None if season is None else f"{board['league']['name']}.s{season}"
+        paths = write_league(board, out, name)
     console.print(f"leaderboard: {paths[2]}  ({paths[0].name}, {paths[1].name})", highlight=False)

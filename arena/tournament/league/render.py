@@ -278,12 +278,11 @@ def render_html(board: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
-def write_league(board: dict[str, Any], out_dir: Path | str) -> list[Path]:
-    """Writes ``<league>.md``, ``.json`` and ``.html`` into ``out_dir``; returns the paths."""
-    name = board["league"]["name"]
+def write_league(board: dict[str, Any], out_dir: Path | str, name: str | None = None) -> list[Path]:
+    """Writes ``<name>.md``, ``.json`` and ``.html`` (name: the league's) into ``out_dir``."""
     return write_files(
         out_dir,
-        name,
+        name or board["league"]["name"],
         [
             (".md", render_markdown(board)),
             (".json", render_json(board)),

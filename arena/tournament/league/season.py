@@ -394,7 +394,6 @@ def play_round(
     *,
     jobs: int | None = None,
     on_play: Callable[[Progress, PlannedPlay], None] | None = None,
-    on_runner: Callable[[EventRunner], None] | None = None,
 ) -> RoundResult:
     """Plays the round's pending plays, division by division; marks it finished when done.
 
@@ -406,8 +405,6 @@ def play_round(
     for _, name, _ in round_.events:
         spec = store.event_spec(name)
         runner = EventRunner(store, name, spec, jobs=jobs, log_dir=logs / name, on_play=on_play)
-        if on_runner is not None:
-            on_runner(runner)
         progress = runner.run()
         result.hands += progress.hands
         result.failures += progress.failures
