@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from arena.cli import bench, event, replay
+from arena.cli import bench, event, league, replay
 from arena.cli.gate import GateCommand, gate
 from arena.cli.kit import check_bot_command, new_bot_command
 from arena.cli.ladder import ladder
@@ -25,6 +25,7 @@ app = typer.Typer(
 app.add_typer(replay.app, name="replay")
 app.add_typer(bench.app, name="bench")
 app.add_typer(event.app, name="event")
+app.add_typer(league.app, name="league")
 app.command("ratings")(ratings)
 app.command("leaderboard")(leaderboard)
 app.command("ladder")(ladder)

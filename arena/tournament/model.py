@@ -71,6 +71,7 @@ __all__ = [
     "EventPlan",
     "EventSpec",
     "PlannedPlay",
+    "PolicySpec",
     "RulesSpec",
     "TimeControlSpec",
     "deal_from_json",
@@ -196,6 +197,17 @@ class TimeControlSpec(BaseModel):
     decision_ms: StrictInt = Field(default=1000, ge=1, le=3_600_000)
 
 
+class PolicySpec(BaseModel):
+    """What the referee does about a failing seat (``arena.referee.policy.FailurePolicy``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_strikes: StrictInt = Field(default=3, ge=0, le=1000)
+    max_rejections: StrictInt = Field(default=3, ge=0, le=1000)
+    reconnect_grace_ms: StrictInt = Field(default=5000, ge=0, le=600_000)
+    give_up: Literal["default_actions", "fallback_bot", "forfeit"] = "default_actions"
+
+
 class RulesSpec(BaseModel):
     """Rules options; ``target_score`` and ``hands`` apply to ``format = "game"`` only."""
 
@@ -234,6 +246,7 @@ class EventSpec(BaseModel):
     jobs: StrictInt = Field(default=1, ge=1, le=1024)
     restart: RestartName = "session"
     time_control: TimeControlSpec = TimeControlSpec()
+    policy: PolicySpec = PolicySpec()
     rules: RulesSpec = RulesSpec()
 
     @field_validator("name")
@@ -317,8 +330,13 @@ class EventSpec(BaseModel):
         )
 
     def identity(self) -> dict[str, Any]:
-        """The fields that define the event: everything except ``jobs`` (speed, not results)."""
-        return self.model_dump(mode="json", exclude={"jobs"})
+        """The fields that define the event: everything except ``jobs`` (speed, not results).
+
+        A default ``policy`` is left out, so events stored before the field existed still
+        match their event files.
+        """
+        exclude = {"jobs"} | ({"policy"} if self.policy == PolicySpec() else set())
+        return self.model_dump(mode="json", exclude=exclude)
 
     def bot_sources(self) -> dict[str, str]:
         """Maps display name to source: ``builtin:<name>`` or the manifest path."""
@@ -476,6 +494,7 @@ def _known_fields(parent: tuple[int | str, ...]) -> str:
     nested: dict[str, type[BaseModel]] = {
         "bots": BotEntry,
         "fillers": BotEntry,
+        "policy": PolicySpec,
         "rules": RulesSpec,
         "time_control": TimeControlSpec,
     }
@@ -725,10 +744,18 @@ class EventPlan:
         }
 
 
-def plan_event(spec: EventSpec, book: DealBook | None = None) -> EventPlan:
+def plan_event(
+    spec: EventSpec,
+    book: DealBook | None = None,
+    *,
+    first_round: int = 0,
+    first_ordinal: int = 0,
+) -> EventPlan:
     """Builds the schedule and expands it into plays: boards × tables × rotations, in order.
 
     ``book`` defaults to the spec's deal book (read again from disk when not given).
+    ``first_round`` and ``first_ordinal`` number the plays after those of an event being
+    extended (its rounds, and so its boards and seeds, continue where it stopped).
 
     Raises:
         EventFileError: The schedule cannot be built, or the deal book is too short.
@@ -752,7 +779,8 @@ def plan_event(spec: EventSpec, book: DealBook | None = None) -> EventPlan:
     boards = len(schedule.rounds) * spec.boards_per_round
     per_board = spec.deals_per_board or 1
     if book is not None:
-        needed = boards * per_board if book.explicit else boards
+        last = boards + first_round * spec.boards_per_round
+        needed = last * per_board if book.explicit else last
         if len(book) < needed:
             what = "deals" if book.explicit else "seeds"
             raise EventFileError(
@@ -761,12 +789,12 @@ def plan_event(spec: EventSpec, book: DealBook | None = None) -> EventPlan:
                     (
                         "deal_book",
                         f"{book.source} holds {len(book)} {what}; the event needs {needed} "
-                        f"({boards} boards" + (f" × {per_board} deals)" if book.explicit else ")"),
+                        f"({last} boards" + (f" × {per_board} deals)" if book.explicit else ")"),
                     )
                 ],
             )
     plays: list[PlannedPlay] = []
-    for number, round_ in enumerate(schedule.rounds):
+    for number, round_ in enumerate(schedule.rounds, first_round):
         tables = {table: index for index, table in enumerate(round_.tables)}
         for play in round_plays(
             round_,
@@ -787,7 +815,7 @@ def plan_event(spec: EventSpec, book: DealBook | None = None) -> EventPlan:
             )
             plays.append(
                 PlannedPlay(
-                    ordinal=len(plays),
+                    ordinal=first_ordinal + len(plays),
                     round=number,
                     table=tables[play.table],
                     board=play.board,

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Protocol
 
 from arena.referee import MatchRecord
-from arena.referee.policy import FailurePolicy, Termination, TimeControl
+from arena.referee.policy import FailurePolicy, GiveUp, Termination, TimeControl
 from arena.runtime.aio import run as run_loop
 from arena.server import ArenaServer, MatchPlan, Table, TableSpec, play_table
 from arena.server.manifest import Manifest, load_manifest, resolve_bot
@@ -178,7 +178,12 @@ class EventRunner:
         return TableSpec(
             options=spec.match_options(),
             time=TimeControl(decision_ms=spec.time_control.decision_ms),
-            policy=FailurePolicy(),
+            policy=FailurePolicy(
+                max_strikes=spec.policy.max_strikes,
+                max_rejections=spec.policy.max_rejections,
+                reconnect_grace_ms=spec.policy.reconnect_grace_ms,
+                give_up=GiveUp[spec.policy.give_up.upper()],
+            ),
             names=tuple(seats),
             plans=plans,
             table_id=table_id,

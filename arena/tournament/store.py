@@ -13,6 +13,9 @@ Layout (schema version 1; ``meta`` holds the version and a reader refuses any ot
 * ``hands``: one row per hand played: its play, board, rotation, seats, team scores, card
   points, bets, double victory, the order out, the calls and the failures (JSON).
 * ``hand_log``: a view joining each hand with its event and replay path, for ad-hoc queries.
+* ``segments`` (created by the first extension): one row per extension of an event (raised
+  ``cycles`` or added bots): the first ordinal it planned, the spec and schedule it planned
+  them from, and when. ``events.spec`` is then the latest file's; every play stays stored.
 
 Seeds are 64-bit unsigned, wider than SQLite's signed integers, so they are stored as decimal
 text.
@@ -50,7 +53,11 @@ from arena.tournament.model import (
     deal_from_json,
     deal_to_json,
     parse_event,
+    plan_event,
 )
+
+_EXTENSIBLE = frozenset({"cycles", "bots"})
+"""Event-file fields whose change extends a stored event instead of being refused."""
 
 __all__ = [
     "APPLICATION",
@@ -482,10 +489,14 @@ class EventStore:
                     for key in set(stored) | set(spec.identity())
                     if stored.get(key) != spec.identity().get(key)
                 )
+                if changed and set(changed) <= _EXTENSIBLE:
+                    self._extend(conn, int(event_id), stored, spec, plan)
+                    return int(event_id)
                 if changed:
                     raise StoreError(
                         f"{self.path}: event {spec.name!r} exists with a different event file "
-                        f"(changed: {', '.join(changed)}); rename the event or use another database"
+                        f"(changed: {', '.join(changed)}); rename the event or use another "
+                        "database (only cycles and bots may change: the event is extended)"
                     )
                 if stored_digest != digest:
                     raise StoreError(
@@ -521,6 +532,90 @@ class EventStore:
                 [_play_params(event_id, play) for play in plan.plays],
             )
             return event_id
+
+    def _extend(
+        self,
+        conn: sqlite3.Connection,
+        event_id: int,
+        stored: dict[str, Any],
+        spec: EventSpec,
+        plan: EventPlan,
+    ) -> None:
+        """Continues an event with raised ``cycles`` and/or added bots (in the open transaction).
+
+        Every stored play is kept as it is. With the same bots and a plan that starts with the
+        stored plays, the rest of that plan is added: the event is then exactly the one the
+        new file plans from scratch. Otherwise (bots added, or a schedule that is planned as a
+        whole, such as the annealer's) the added cycles are planned for the new field as a
+        continuation: rounds, boards, seeds and running order go on after the stored ones.
+        ``segments`` records each extension with the spec it planned.
+
+        Raises:
+            StoreError: Fewer cycles, a bot removed or changed, or bots added without cycles.
+        """
+        old = parse_event(stored, source=f"{self.path}: event {spec.name!r}")
+        old_sources, new_sources = old.bot_sources(), spec.bot_sources()
+        problems = []
+        if spec.cycles < old.cycles:
+            problems.append(f"cycles can only rise (stored {old.cycles}, now {spec.cycles})")
+        kept = {name: new_sources.get(name) for name in old_sources}
+        if any(kept[name] != source for name, source in old_sources.items()):
+            problems.append("bots may only be added: every stored bot stays, unchanged")
+        added = [name for name in spec.names if name not in old_sources]
+        if added and spec.cycles == old.cycles:
+            problems.append(f"added bots {added} need cycles to play in: raise cycles too")
+        if problems:
+            raise StoreError(
+                f"{self.path}: event {spec.name!r} cannot be extended: " + "; ".join(problems)
+            )
+        stored_plays = self._plays(event_id, pending_only=False)
+        done = sum(sp.done for sp in stored_plays)
+        prefix = [sp.play for sp in stored_plays]
+        if not added and list(plan.plays[: len(prefix)]) == prefix:
+            tail = plan.plays[len(prefix) :]
+            segment, schedule = spec, plan.schedule_json()
+        else:
+            segment = spec.model_copy(update={"cycles": spec.cycles - old.cycles})
+            rounds = 1 + max((p.round for p in prefix), default=-1)
+            try:
+                continued = plan_event(segment, first_round=rounds, first_ordinal=len(prefix))
+            except EventFileError as e:
+                raise StoreError(f"cannot plan the extension: {e}") from None
+            tail, schedule = continued.plays, continued.schedule_json()
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS segments (event_id INTEGER NOT NULL REFERENCES events (id),"
+            " first_ordinal INTEGER NOT NULL, spec TEXT NOT NULL, schedule TEXT NOT NULL,"
+            " created TEXT NOT NULL, PRIMARY KEY (event_id, first_ordinal))"
+        )
+        conn.execute(
+            "INSERT INTO segments (event_id, first_ordinal, spec, schedule, created)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (event_id, len(prefix), _canonical(segment.identity()), _canonical(schedule), _now()),
+        )
+        fillers = set(spec.filler_names)
+        conn.executemany(
+            "INSERT OR IGNORE INTO bots (event_id, name, source, filler) VALUES (?, ?, ?, ?)",
+            [(event_id, n, src, int(n in fillers)) for n, src in new_sources.items()],
+        )
+        conn.executemany(
+            "INSERT INTO plays (event_id, ordinal, round, table_no, board, rotation,"
+            " seat_n, seat_e, seat_s, seat_w, seed, seat_seeds, deal_seed, deals)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [_play_params(event_id, play) for play in tail],
+        )
+        status = EventStatus.INTERRUPTED if done else EventStatus.PLANNED
+        if done == len(prefix) and not tail:
+            status = EventStatus.FINISHED
+        conn.execute(
+            "UPDATE events SET spec = ?, schedule = ?, plan_digest = ?, status = ? WHERE id = ?",
+            (
+                _canonical(spec.identity()),
+                _canonical(schedule),
+                plan.digest(),
+                status.value,
+                event_id,
+            ),
+        )
 
     def event_spec(self, ref: EventRef | None = None) -> EventSpec:
         """Returns the stored spec of an event (for ``arena event resume``).

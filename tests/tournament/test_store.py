@@ -369,3 +369,56 @@ def test_replays_live_beside_the_database(make_event: MakeEvent, tmp_path: Path)
         other = store.pending_plays()[0]
         store.record_play(other.id, [row()], "/elsewhere/r.json")
         assert store.resolve_replay("/elsewhere/r.json") == Path("/elsewhere/r.json")
+
+
+def test_raising_cycles_continues_the_event_as_planned_from_scratch(tmp_path: Path) -> None:
+    spec = make_spec(BOTS[:4], boards_per_round=2)
+    with EventStore(tmp_path / "e.db") as store:
+        event = store.create_event(spec, plan_event(spec))
+        first = store.plays(event)
+        for sp in first[:5]:
+            store.record_play(sp.id, [row()])
+        first = store.plays(event)
+        longer = make_spec(BOTS[:4], boards_per_round=2, cycles=3)
+        plan = plan_event(longer)
+        assert store.create_event(longer, plan) == event
+        plays = store.plays(event)
+        assert [sp.play for sp in plays] == list(plan.plays)  # same as a fresh event of 3 cycles
+        assert plays[: len(first)] == first and len(plays) == 3 * len(first) == 36
+        assert [sp.done for sp in plays].count(True) == 5
+        assert store.event(event).status is EventStatus.INTERRUPTED
+        before = dump(tmp_path / "e.db")
+        assert store.create_event(longer, plan) == event  # the extended file again: no change
+        assert dump(tmp_path / "e.db") == before
+        with pytest.raises(StoreError, match="cycles can only rise"):
+            store.create_event(spec, plan_event(spec))
+
+
+def test_adding_bots_continues_the_event_with_the_new_field(tmp_path: Path) -> None:
+    spec = make_spec(BOTS[:4])
+    with EventStore(tmp_path / "e.db") as store:
+        event = store.create_event(spec, plan_event(spec))
+        first = store.plays(event)
+        for sp in first:
+            store.record_play(sp.id, [row()])
+        first = store.plays(event)
+        assert store.event(event).status is EventStatus.FINISHED
+        wider = make_spec(BOTS)
+        with pytest.raises(StoreError, match="raise cycles too"):
+            store.create_event(wider, plan_event(wider))
+        wider = make_spec(BOTS, cycles=2)
+        store.create_event(wider, plan_event(wider))
+        plays = store.plays(event)
+        assert plays[: len(first)] == first
+        added = [sp.play for sp in plays[len(first) :]]
+        assert len(added) == 5 * 2  # one cycle of Wh(5): 5 rounds, 1 board, 2 rotations
+        assert [p.ordinal for p in added] == list(range(6, 16))
+        assert min(p.round for p in added) == 3 and min(p.board for p in added) == 3
+        assert len({(p.board, p.rotation) for sp in plays for p in [sp.play]}) == 16
+        assert "fifth" in {seat for p in added for seat in p.seats}
+        assert store.pending_plays(event) == plays[len(first) :]
+        assert store.event_summary(event).bots == tuple(BOTS)
+        assert store.event_spec(event) == wider
+        dropped = make_spec(["north", "east", "south", "fifth"], cycles=3)
+        with pytest.raises(StoreError, match="may only be added"):
+            store.create_event(dropped, plan_event(dropped))

@@ -1,0 +1,371 @@
+"""``arena league``: a long-lived league over one SQLite file: versions, rounds, seasons."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from arena.rules import ArenaError
+from arena.runtime.aio import tune_gc
+from arena.tournament.league.render import league_board, write_league
+from arena.tournament.league.season import (
+    GateRefused,
+    close_season,
+    history,
+    next_round,
+    play_round,
+    round_lock,
+    season_complete,
+    season_table,
+    submit,
+    table_json,
+)
+from arena.tournament.league.spec import load_league
+from arena.tournament.league.store import LeagueStore
+from arena.tournament.runner import Progress
+
+app = typer.Typer(
+    help="Leagues: bots with versions, rounds over time, ratings pooled over a season.",
+    no_args_is_help=True,
+)
+season_app = typer.Typer(help="Seasons: close the open one.", no_args_is_help=True)
+app.add_typer(season_app, name="season")
+console = Console()
+
+DbOption = Annotated[Path, typer.Option(dir_okay=False, help="The league database (SQLite).")]
+DEFAULT_DB = Path("league.sqlite")
+OutOption = Annotated[Path, typer.Option(file_okay=False, help="Folder for the leaderboards.")]
+DEFAULT_OUT = Path("leaderboards")
+JobsOption = Annotated[
+    int | None, typer.Option(min=1, help="Tables at once (default: the round format's jobs).")
+]
+QuietOption = Annotated[bool, typer.Option(help="No progress lines.")]
+
+
+@contextmanager
+def _league(db: Path, *, create: bool = False) -> Iterator[LeagueStore]:
+    """Opens the league database; any arena error becomes a one-line message and exit 2."""
+    if not create and not db.is_file():
+        _fail(f"{db}: no league database here; create one with arena league init")
+    try:
+        store = LeagueStore(db, create=create)
+    except ArenaError as e:
+        _fail(str(e))
+    try:
+        yield store
+    except ArenaError as e:
+        _fail(str(e))
+    finally:
+        store.close()
+
+
+def _fail(message: str, code: int = 2) -> None:
+    console.print(f"[red]error[/red]: {escape(message)}", soft_wrap=True, highlight=False)
+    raise typer.Exit(code)
+
+
+@app.command()
+def init(
+    league_file: Annotated[
+        Path, typer.Argument(exists=True, dir_okay=False, help="The league file (TOML).")
+    ],
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Create a league database from LEAGUE_FILE and open season 1."""
+    try:
+        spec = load_league(league_file)
+    except ArenaError as e:
+        _fail(f"invalid league file: {e}")
+    if db.exists():
+        _fail(f"{db} exists already; a league database is created once")
+    db.parent.mkdir(parents=True, exist_ok=True)
+    with _league(db, create=True) as store:
+        store.init_league(spec)
+    console.print(
+        f"league {spec.name!r}: season 1 of {spec.season_rounds} rounds in {db}; "
+        f"add bots with: arena league submit BOT.toml --db {db}",
+        highlight=False,
+    )
+
+
+@app.command("submit")
+def submit_command(
+    manifest: Annotated[
+        Path, typer.Argument(exists=True, help="The bot's manifest (bot.toml) or its folder.")
+    ],
+    db: DbOption = DEFAULT_DB,
+    owner: Annotated[str | None, typer.Option(help="Who owns the bot.")] = None,
+    gate: Annotated[
+        bool, typer.Option(help="Run the non-regression gate against the previous version.")
+    ] = False,
+) -> None:
+    """Register a bot or a new version of it (its folder is hashed and copied)."""
+    with _league(db) as store:
+        try:
+            result = submit(store, manifest, owner=owner, gate=gate, on_gate=_gate_line())
+        except GateRefused as e:
+            _fail(str(e), code=1)
+        v = result.version
+        if not result.new:
+            console.print(f"{v.bot}: unchanged, still version {v.number} ({v.hash[:12]})")
+            return
+        what = "registered" if v.number == 1 else f"version {v.number} (after v{v.number - 1})"
+        console.print(
+            f"{v.bot}: {what}, hash {v.hash[:12]}, owner {v.owner or '-'}; plays from the "
+            "next round",
+            highlight=False,
+        )
+        if result.gate is not None:
+            console.print(f"  gate: {result.gate.summary()}", highlight=False)
+
+
+@app.command()
+def retire(
+    name: Annotated[str, typer.Argument(help="The bot.")], db: DbOption = DEFAULT_DB
+) -> None:
+    """Retire a bot: it plays no further round; its results stay in the tables."""
+    with _league(db) as store:
+        if store.retire(name):
+            console.print(f"{name}: retired from the next round on", highlight=False)
+        else:
+            console.print(f"{name}: already retired", highlight=False)
+
+
+@app.command("round")
+def round_command(
+    db: DbOption = DEFAULT_DB,
+    jobs: JobsOption = None,
+    out: OutOption = DEFAULT_OUT,
+    quiet: QuietOption = False,
+) -> None:
+    """Play the next round (or finish an interrupted one) with the active versions."""
+    _run(db, 1, jobs, out, quiet)
+
+
+@app.command()
+def run(
+    db: DbOption = DEFAULT_DB,
+    rounds: Annotated[
+        int, typer.Option(min=1, help="Rounds to play (an unfinished one counts).")
+    ] = 1,
+    jobs: JobsOption = None,
+    out: OutOption = DEFAULT_OUT,
+    quiet: QuietOption = False,
+) -> None:
+    """Play several rounds in a row; Ctrl-C stops cleanly and the next run continues."""
+    _run(db, rounds, jobs, out, quiet)
+
+
+def _run(db: Path, rounds: int, jobs: int | None, out: Path, quiet: bool) -> None:
+    tune_gc()
+    with _league(db) as store, round_lock(store):
+        for played in range(rounds):
+            if season_complete(store):
+                season = store.current_season().number
+                message = f"season {season} has played all its rounds; close it with "
+                message += f"arena league season close --db {db}"
+                if not played:
+                    _fail(message)
+                console.print(message, highlight=False)
+                return
+            round_ = next_round(store)
+            plays = sum(len(store.plays(name)) for _, name, _ in round_.events)
+            done = sum(sum(p.done for p in store.plays(name)) for _, name, _ in round_.events)
+            field = len(round_.entries)
+            if not quiet:
+                console.print(
+                    f"season {round_.season} round {round_.number}: {field} bots, "
+                    f"{plays} plays ({done} recorded before)",
+                    highlight=False,
+                )
+            on_play = None if quiet else _progress_line(done, plays)
+            result = play_round(store, round_, jobs=jobs, on_play=on_play)
+            if not result.finished:
+                console.print(
+                    f"interrupted in round {round_.number}; continue with: arena league round "
+                    f"--db {db}",
+                    highlight=False,
+                )
+                raise typer.Exit(130)
+            paths = write_league(league_board(store), out)
+            if not quiet:
+                console.print(
+                    f"  finished: {result.hands} hands played now, {result.failures} failures; "
+                    f"leaderboard: {paths[2]}",
+                    highlight=False,
+                )
+                _print_table(table_json(season_table(store, round_.season)))
+
+
+def _gate_line() -> Callable[[str], None]:
+    """Prints the gate's live line at most every two seconds."""
+    last = [0.0]
+
+    def show(line: str) -> None:
+        now = time.monotonic()
+        if now - last[0] >= 2.0:
+            last[0] = now
+            console.print(f"  gate: {line}", highlight=False, soft_wrap=True)
+
+    return show
+
+
+def _progress_line(done: int, plays: int) -> Callable[[Progress, object], None]:
+    """A progress callback printing a line every 10 plays and at the round's last."""
+    counter = [done]
+
+    def on_play(progress: Progress, _play: object) -> None:
+        counter[0] += 1
+        if counter[0] % 10 == 0 or counter[0] == plays:
+            rate = progress.hands_per_second
+            console.print(f"  {counter[0]}/{plays} plays, {rate:.1f} hands/s", highlight=False)
+
+    return on_play
+
+
+@app.command()
+def standings(
+    db: DbOption = DEFAULT_DB,
+    season: Annotated[int | None, typer.Option(help="Season (default: the open one).")] = None,
+) -> None:
+    """Print a season's table: rank, bot (version), rating ± 95 %, points per hand, failures."""
+    with _league(db) as store:
+        seasons = {s.number: s for s in store.seasons()}
+        number = season if season is not None else store.current_season().number
+        if number not in seasons:
+            _fail(f"no season {number} (seasons: {', '.join(map(str, seasons))})")
+        frozen = seasons[number].final_table
+        data = frozen if frozen is not None else table_json(season_table(store, number))
+        console.print(
+            f"season {number}"
+            + (" (closed, frozen table)" if frozen is not None else "")
+            + f": {data['rounds']} round(s), {data['hands']} hands",
+            highlight=False,
+        )
+        _print_table(data)
+
+
+def _print_table(data: dict[str, Any]) -> None:
+    for division in data["divisions"]:
+        title = f"division {division['division']}" if len(data["divisions"]) > 1 else None
+        table = Table(title=title)
+        for column in (
+            "#",
+            "bot (version)",
+            "rating ± 95 %",
+            "pts/hand",
+            "hands",
+            "failures",
+            "move",
+        ):
+            table.add_column(column, justify="left" if column.startswith("bot") else "right")
+        for row in division["rows"]:
+            table.add_row(
+                str(row["rank"]),
+                escape(_label(row)),
+                _rating_text(row),
+                "-" if row["points_per_hand"] is None else f"{row['points_per_hand']:+.1f}",
+                str(row["hands"]),
+                ", ".join(f"{k} {n}" for k, n in row["failures"].items()) or "-",
+                _movement(row["movement"]),
+            )
+        console.print(table)
+        if division["note"]:
+            console.print(f"  ratings: {escape(division['note'])}", highlight=False)
+
+
+def _label(row: dict[str, Any]) -> str:
+    status = "" if row["status"] == "active" else f" [{row['status']}]"
+    return f"{row['bot']} (v{row['version']}){status}"
+
+
+def _rating_text(row: dict[str, Any]) -> str:
+    if row["rating"] is None:
+        return "-"
+    half = (row["ci_high"] - row["ci_low"]) / 2
+    return f"{row['rating']:+.0f} ± {half:.0f}"
+
+
+def _movement(value: int | None) -> str:
+    if value is None:
+        return "new"
+    return "=" if value == 0 else f"{value:+d}"
+
+
+@app.command("history")
+def history_command(
+    bot: Annotated[str, typer.Argument(help="The bot.")], db: DbOption = DEFAULT_DB
+) -> None:
+    """Print a bot's rating after every round, every version, every season."""
+    with _league(db) as store:
+        rows = history(store, bot)
+        versions = store.versions(bot)
+        table = Table(title=f"{bot}: rating per round")
+        for column in ("season", "round", "version", "rank", "rating ± 95 %", "hands"):
+            table.add_column(column, justify="right")
+        for season, number, row in rows:
+            data = _rating_fields(row)
+            table.add_row(
+                str(season),
+                str(number),
+                f"v{row.version}",
+                str(row.rank),
+                _rating_text(data),
+                str(row.hands),
+            )
+        console.print(table)
+        for v in versions:
+            after = f", after v{v.number - 1}" if v.predecessor is not None else ""
+            console.print(
+                f"v{v.number}: {v.hash[:12]}, owner {v.owner or '-'}, submitted {v.submitted}"
+                f"{after}",
+                highlight=False,
+            )
+
+
+def _rating_fields(row: Any) -> dict[str, Any]:
+    """The rating fields of one table row as the table's JSON has them."""
+    interval = row.interval
+    return {
+        "rating": row.rating,
+        "ci_low": None if interval is None else interval[0],
+        "ci_high": None if interval is None else interval[1],
+    }
+
+
+@season_app.command("close")
+def season_close(db: DbOption = DEFAULT_DB) -> None:
+    """Freeze the open season's table and start the next (ratings carried, widened)."""
+    with _league(db) as store:
+        table = close_season(store)
+        console.print(
+            f"season {table.season} closed after {table.rounds} round(s); season "
+            f"{table.season + 1} is open",
+            highlight=False,
+        )
+
+
+@app.command()
+def leaderboard(
+    db: DbOption = DEFAULT_DB,
+    out: OutOption = DEFAULT_OUT,
+    season: Annotated[
+        int | None, typer.Option(help="A past season: <league>.s<S>.* (default: the open one).")
+    ] = None,
+) -> None:
+    """Write the league's leaderboards (Markdown, JSON, HTML) from the database."""
+    with _league(db) as store:
+        if season is not None and season not in {s.number for s in store.seasons()}:
+            _fail(f"no season {season}")
+        board = league_board(store, season)
+        name = None if season is None else f"{board['league']['name']}.s{season}"
+        paths = write_league(board, out, name)
+    console.print(f"leaderboard: {paths[2]}  ({paths[0].name}, {paths[1].name})", highlight=False)

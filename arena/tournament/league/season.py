@@ -1,0 +1,764 @@
+"""League seasons: submitting versions, playing rounds, season tables, history, closing.
+
+A league round is one event per division over the active versions (the latest version of
+every bot not retired), planned by ``arena.tournament.model`` from the league's round format
+(whist designs for the current field size, fillers where needed) and played by
+``arena.tournament.runner.EventRunner``, so a round resumes exactly like an event: after a
+kill, ``play_round`` continues the unfinished round and records every play once.
+
+Season ratings are one pooled fit (``arena.ratings.fit_ratings``) over every hand of the
+season's rounds in a division: each version is its own entity, rated on the hands it played.
+A rating carried from the last season (``league_priors``: the final rating, its s.d. widened by
+the league's ``carry_sd``) is combined with the season's fit by precision weighting
+(``combine``); the model is stated in docs/league.md.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import itertools
+import math
+import shutil
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from statistics import NormalDist
+from typing import Any
+
+from arena.ratings import HandOutcome, RatingError, RatingFit, SprtVerdict, fit_ratings
+from arena.rules import ArenaError
+from arena.server.manifest import ManifestError, load_manifest
+from arena.tournament.gate import GateConfig, GateReport, look_line, run_gate
+from arena.tournament.league.spec import BOT_NAME, LeagueSpec
+from arena.tournament.league.store import LeagueStore, RoundInfo, Version
+from arena.tournament.model import EventFileError, EventSpec, PlannedPlay, plan_event
+from arena.tournament.runner import EventRunner, Progress
+from arena.tournament.schedule import fillers_needed
+from arena.tournament.store import StoredHand, StoreError
+
+__all__ = [
+    "IGNORED_FILES",
+    "GateRefused",
+    "LeagueError",
+    "RoundResult",
+    "SeasonTable",
+    "SubmitResult",
+    "TableRow",
+    "bot_digest",
+    "close_season",
+    "combine",
+    "history",
+    "next_round",
+    "play_round",
+    "promote_relegate",
+    "round_lock",
+    "season_complete",
+    "season_hands",
+    "season_outcomes",
+    "season_table",
+    "split_divisions",
+    "submit",
+    "table_json",
+]
+
+IGNORED_FILES = ("__pycache__", "*.pyc", ".git", ".pytest_cache", ".mypy_cache", ".ruff_cache")
+"""Folder entries neither hashed nor copied (caches and version-control data)."""
+
+_Z95 = NormalDist().inv_cdf(0.975)
+MIN_DIVISION = 4
+
+
+class LeagueError(ArenaError):
+    """A league command cannot do what was asked; the message says why and what to do."""
+
+
+class GateRefused(LeagueError):
+    """The non-regression gate accepted H0: the new version is refused."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Submitting
+
+
+def _ignored(name: str) -> bool:
+    return any(Path(name).match(pattern) for pattern in IGNORED_FILES)
+
+
+def _files(folder: Path) -> list[Path]:
+    out: list[Path] = []
+    for path in sorted(folder.rglob("*")):
+        relative = path.relative_to(folder)
+        if any(_ignored(part) for part in relative.parts):
+            continue
+        if path.is_symlink():
+            raise LeagueError(f"{path}: a bot folder may not hold symbolic links")
+        if path.is_file():
+            out.append(path)
+    return out
+
+
+def bot_digest(folder: Path, manifest: Path) -> str:
+    """SHA-256 over the bot folder: each file's relative path and bytes, the manifest's name.
+
+    Caches (``IGNORED_FILES``) are left out, so running the bot does not change its hash.
+    """
+    digest = hashlib.sha256()
+    digest.update(b"manifest\0" + manifest.relative_to(folder).as_posix().encode() + b"\0")
+    for path in _files(folder):
+        data = path.read_bytes()
+        name = path.relative_to(folder).as_posix().encode()
+        digest.update(name + b"\0" + str(len(data)).encode() + b"\0" + data)
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class SubmitResult:
+    """What ``submit`` did: the version (new, or the unchanged latest) and the gate's report."""
+
+    version: Version
+    new: bool
+    gate: GateReport | None = None
+
+
+def submit(
+    store: LeagueStore,
+    manifest_path: Path,
+    *,
+    owner: str | None = None,
+    gate: bool = False,
+    on_gate: Callable[[str], None] | None = None,
+) -> SubmitResult:
+    """Registers a bot, or a new version of it, from its manifest (file or folder).
+
+    The manifest's folder is the bot: it is hashed and copied into the league's store
+    (``<db>.bots/<bot>/<hash>/``), so later edits on disk change nothing. With ``gate`` the
+    new version first plays the non-regression gate against the previous version (the league
+    file's ``[gate]``) and is refused if the gate accepts H0.
+
+    Raises:
+        LeagueError: A bad manifest, a folder that is not self-contained, or a gate refusal.
+        StoreError: The bot belongs to another owner, or this content was submitted before.
+    """
+    path = manifest_path / "bot.toml" if manifest_path.is_dir() else manifest_path
+    try:
+        manifest = load_manifest(path)
+    except ManifestError as e:
+        raise LeagueError(str(e)) from None
+    folder = path.resolve().parent
+    if not manifest.cwd.resolve().is_relative_to(folder):
+        raise LeagueError(
+            f"{path}: workdir {manifest.workdir} leaves the bot's folder; a league bot must be "
+            'self-contained (workdir = "." and its files beside bot.toml)'
+        )
+    bot = manifest.name
+    if not BOT_NAME.fullmatch(bot):
+        raise LeagueError(
+            f"{path}: the bot name {bot!r} is not usable in a league: 1-32 letters, digits or "
+            "._+- starting with a letter or digit, no spaces"
+        )
+    digest = bot_digest(folder, path.resolve())
+    previous = store.latest(bot)
+    if previous is not None and previous.hash == digest:
+        return SubmitResult(previous, new=False)
+    if any(version.hash == digest for version in store.versions(bot)):
+        raise StoreError(f"this content of {bot!r} was submitted before")
+    target = store.bot_store / bot / digest[:16]
+    if not target.is_dir():
+        staging = target.with_name(target.name + ".partial")
+        shutil.rmtree(staging, ignore_errors=True)
+        shutil.copytree(folder, staging, ignore=shutil.ignore_patterns(*IGNORED_FILES))
+        staging.replace(target)
+    copied = target / path.resolve().relative_to(folder)
+    if bot_digest(target, copied) != digest:
+        shutil.rmtree(target, ignore_errors=True)
+        raise LeagueError(f"{folder} changed while it was copied; submit it again")
+    report: GateReport | None = None
+    if gate and previous is not None:
+        report = _run_gate(store, copied, store.resolve(previous.manifest), on_gate)
+        if report.verdict is SprtVerdict.ACCEPT_H0:
+            shutil.rmtree(target, ignore_errors=True)
+            raise GateRefused(
+                f"the gate refused {bot} (new version) against v{previous.number}: "
+                f"{report.summary()}"
+            )
+    relative = copied.relative_to(store.path.parent).as_posix()
+    gate_json = None if report is None else report.to_json()
+    version = store.add_version(bot, digest, owner, relative, gate=gate_json)
+    return SubmitResult(version, new=True, gate=report)
+
+
+def _run_gate(
+    store: LeagueStore, candidate: Path, baseline: Path, on_gate: Callable[[str], None] | None
+) -> GateReport:
+    settings = store.league().gate
+    config = GateConfig(
+        candidate=str(candidate),
+        baseline=str(baseline),
+        elo0=float(settings.elo0),
+        elo1=float(settings.elo1),
+        alpha=settings.alpha,
+        beta=settings.beta,
+        max_boards=settings.max_boards,
+        min_pairs=settings.min_pairs,
+        jobs=settings.jobs,
+        decision_ms=settings.decision_ms,
+        seed=int(candidate.parent.name, 16) % 2**32,  # the hash: a rerun replays the boards
+    )
+    try:
+        return run_gate(config, None if on_gate is None else lambda look: on_gate(look_line(look)))
+    except ArenaError as e:
+        raise LeagueError(f"the gate could not run: {e}") from None
+
+
+# ---------------------------------------------------------------------------------------------
+# Divisions
+
+
+def split_divisions(ranked: Sequence[str], count: int) -> dict[str, int]:
+    """Splits bots, best first, into at most ``count`` divisions of at least 4 (1 = top).
+
+    Sizes differ by at most one, the larger divisions on top.
+    """
+    count = max(1, min(count, len(ranked) // MIN_DIVISION))
+    size, extra = divmod(len(ranked), count)
+    out: dict[str, int] = {}
+    start = 0
+    for division in range(1, count + 1):
+        end = start + size + (1 if division <= extra else 0)
+        out.update(dict.fromkeys(ranked[start:end], division))
+        start = end
+    return out
+
+
+def promote_relegate(tables: dict[int, Sequence[str]], k: int) -> dict[str, int]:
+    """Moves the top ``k`` of each division up one and the bottom ``k`` down one.
+
+    ``tables`` maps division (1 = top) to its bots, best first. A division gives up at most
+    half its bots each way, so none empties.
+    """
+    out = {bot: division for division, bots in tables.items() for bot in bots}
+    divisions = sorted(tables)
+    for upper, lower in itertools.pairwise(divisions):
+        moves = min(k, len(tables[upper]) // 2, len(tables[lower]) // 2)
+        if moves == 0:
+            continue
+        for bot in tables[upper][-moves:]:
+            out[bot] = lower
+        for bot in tables[lower][:moves]:
+            out[bot] = upper
+    return out
+
+
+def _assign_divisions(store: LeagueStore, spec: LeagueSpec, season: int, first: bool) -> None:
+    """Gives every active bot without a division one: split by rating, else the lowest."""
+    if spec.divisions is None:
+        return
+    active = [b for b in store.bots() if b.active]
+    unassigned = [b.name for b in active if b.division is None]
+    if not unassigned:
+        return
+    assigned = [b.division for b in active if b.division is not None]
+    if first and not assigned:
+        priors = store.priors(season)
+        rating: dict[str, float] = {}
+        for version in store.versions():
+            if version.id in priors:
+                rating[version.bot] = priors[version.id][0]
+        order = sorted(unassigned, key=lambda b: (b not in rating, -rating.get(b, 0.0)))
+        store.set_divisions(split_divisions(order, spec.divisions.count))
+    else:
+        lowest = max(assigned, default=1)
+        store.set_divisions(dict.fromkeys(unassigned, lowest))
+
+
+# ---------------------------------------------------------------------------------------------
+# Rounds
+
+
+def _round_seed(league_seed: int, season: int, number: int, division: int) -> int:
+    text = f"tichu-arena/league/v1/{league_seed}/{season}/{number}/{division}"
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
+
+
+def event_name(league: str, season: int, number: int, division: int, divisions: bool) -> str:
+    """A round's event name: ``<league>.s1.r3`` (``.d2`` appended in a league with divisions)."""
+    return f"{league}.s{season}.r{number}" + (f".d{division}" if divisions else "")
+
+
+def season_complete(store: LeagueStore) -> bool:
+    """Whether the open season has played all its rounds (none is left to play or finish)."""
+    rounds = store.rounds(store.current_season().number)
+    full = len(rounds) >= store.league().season_rounds
+    return full and rounds[-1].finished
+
+
+def next_round(store: LeagueStore) -> RoundInfo:
+    """Returns the round to play: the unfinished one, else a new round of the active field.
+
+    A new round's entries are the latest version of every active bot, by division. Its
+    events are planned and stored before it returns.
+
+    Raises:
+        LeagueError: The season has played all its rounds, or a division has fewer than 4
+            active bots.
+    """
+    spec = store.league()
+    season = store.current_season().number
+    rounds = store.rounds(season)
+    if rounds and not rounds[-1].finished:
+        _plan_events(store, spec, rounds[-1])
+        return store.rounds(season)[-1]
+    if len(rounds) >= spec.season_rounds:
+        raise LeagueError(
+            f"season {season} has played its {spec.season_rounds} rounds; close it with "
+            "arena league season close"
+        )
+    _assign_divisions(store, spec, season, first=not rounds)
+    entries: list[tuple[int, int]] = []
+    for bot in store.bots():
+        version = store.latest(bot.name)
+        if bot.active and version is not None:
+            entries.append((version.id, bot.division or 1))
+    counts = Counter(division for _, division in entries)
+    for division in sorted(counts) or [1]:
+        if counts[division] < MIN_DIVISION:
+            where = f"division {division}" if spec.divisions is not None else "the league"
+            raise LeagueError(
+                f"{where} has {counts[division]} active bot(s); a round needs at least "
+                f"{MIN_DIVISION}: submit more bots"
+            )
+    number = len(rounds) + 1
+    events = [
+        (d, event_name(spec.name, season, number, d, spec.divisions is not None))
+        for d in sorted(counts)
+    ]
+    round_ = store.add_round(season, number, entries, events)
+    _plan_events(store, spec, round_)
+    return store.rounds(season)[-1]
+
+
+def round_spec(store: LeagueStore, spec: LeagueSpec, round_: RoundInfo, division: int) -> EventSpec:
+    """Builds the event of one division of a round from its stored entries.
+
+    Raises:
+        LeagueError: The field does not fit the round format.
+    """
+    versions = {v.id: v for v in store.versions()}
+    bots = [
+        {"bot": str(store.resolve(versions[v].manifest)), "name": versions[v].entry}
+        for v, d in round_.entries
+        if d == division
+    ]
+    name = next(n for d, n, _ in round_.events if d == division)
+    seed = _round_seed(spec.seed, round_.season, round_.number, division)
+    fillers = [
+        {"bot": spec.filler, "name": f"filler-{k}"} for k in range(1, 1 + fillers_needed(len(bots)))
+    ]
+    try:
+        event = spec.round_event(name, bots, seed, fillers)
+        if fillers:
+            try:
+                plan_event(event)
+            except EventFileError:
+                event = spec.round_event(name, bots, seed, [])  # no whist design: anneal
+    except EventFileError as e:
+        raise LeagueError(str(e)) from None
+    return event
+
+
+def _plan_events(store: LeagueStore, spec: LeagueSpec, round_: RoundInfo) -> None:
+    for division, _, event_id in round_.events:
+        if event_id is not None:
+            continue
+        event = round_spec(store, spec, round_, division)
+        new_id = store.create_event(event, plan_event(event))
+        store.attach_event(round_.id, division, new_id)
+
+
+@dataclass
+class RoundResult:
+    """What ``play_round`` did: the round, hands and failures recorded now, whether it ended."""
+
+    round: RoundInfo
+    hands: int = 0
+    failures: int = 0
+    finished: bool = False
+
+
+def play_round(
+    store: LeagueStore,
+    round_: RoundInfo,
+    *,
+    jobs: int | None = None,
+    on_play: Callable[[Progress, PlannedPlay], None] | None = None,
+) -> RoundResult:
+    """Plays the round's pending plays, division by division; marks it finished when done.
+
+    Ctrl-C (or SIGTERM) stops it cleanly: recorded plays stay, the rest are pending and
+    ``play_round`` continues them later.
+    """
+    result = RoundResult(round_)
+    logs = store.path.parent / f"{store.path.name}.logs"
+    for _, name, _ in round_.events:
+        spec = store.event_spec(name)
+        runner = EventRunner(store, name, spec, jobs=jobs, log_dir=logs / name, on_play=on_play)
+        progress = runner.run()
+        result.hands += progress.hands
+        result.failures += progress.failures
+        if runner.stopping:
+            return result
+    if all(store.event_summary(name).finished for _, name, _ in round_.events):
+        store.finish_round(round_.id)
+        result.finished = True
+    return result
+
+
+@contextmanager
+def round_lock(store: LeagueStore) -> Iterator[None]:
+    """Holds ``<db>.lock`` while rounds are played, so two runners never share a league.
+
+    The lock is the operating system's: it goes with the process, even after kill -9.
+
+    Raises:
+        LeagueError: Another process is playing this league.
+    """
+    path = store.path.parent / f"{store.path.name}.lock"
+    with path.open("a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise LeagueError(f"another process is playing rounds of {store.path}") from None
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+# ---------------------------------------------------------------------------------------------
+# Season tables
+
+
+@dataclass(frozen=True)
+class TableRow:
+    """One version's line in a season table.
+
+    Attributes:
+        rank: 1 for the best rating in its division.
+        entry: The version's name in hands (``"alpha v2"``).
+        bot: The bot.
+        version: The version number.
+        status: ``active`` (plays the next round), ``superseded`` (a newer version plays) or
+            ``retired``.
+        rating: The season rating: the pooled fit, combined with a carried rating if any.
+        sd: Its standard error (Elo).
+        fit: The pooled fit's rating over this season's hands, if the bot played.
+        fit_sd: The fit's cluster-robust standard error.
+        prior: The rating carried from last season, widened, as (rating, s.d.).
+        points_per_hand: Mean of the bot's team score minus the opponents' per hand.
+        hands: Hands played this season.
+        failures: Failures by kind (timeout, crash, ...) this season.
+        movement: Ranks gained since the previous round (None: not ranked then).
+        hash: The version's content hash.
+        owner: The version's owner.
+        predecessor: The previous version's entry name, if any.
+    """
+
+    rank: int
+    entry: str
+    bot: str
+    version: int
+    status: str
+    rating: float | None
+    sd: float | None
+    fit: float | None
+    fit_sd: float | None
+    prior: tuple[float, float] | None
+    points_per_hand: float | None
+    hands: int
+    failures: dict[str, int]
+    movement: int | None
+    hash: str
+    owner: str | None
+    predecessor: str | None
+
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        """The 95 % interval of ``rating``."""
+        if self.rating is None or self.sd is None:
+            return None
+        return self.rating - _Z95 * self.sd, self.rating + _Z95 * self.sd
+
+
+@dataclass(frozen=True)
+class SeasonTable:
+    """A season's table per division after ``rounds`` rounds, with a note when not rated."""
+
+    season: int
+    rounds: int
+    divisions: dict[int, tuple[TableRow, ...]]
+    notes: dict[int, str] = field(default_factory=dict)
+    hands: int = 0
+
+
+def combine(
+    fit: tuple[float, float] | None, prior: tuple[float, float] | None
+) -> tuple[float, float] | None:
+    """Precision-weights a season fit (rating, s.d.) with a carried rating (rating, s.d.)."""
+    if fit is None or prior is None:
+        return fit or prior
+    (r1, s1), (r2, s2) = fit, prior
+    if s1 <= 0.0 or s2 <= 0.0:
+        return fit if s1 <= 0.0 else prior
+    w1, w2 = 1.0 / s1**2, 1.0 / s2**2
+    return (w1 * r1 + w2 * r2) / (w1 + w2), math.sqrt(1.0 / (w1 + w2))
+
+
+def season_hands(
+    store: LeagueStore, season: int, division: int | None = None, upto: int | None = None
+) -> list[tuple[str, StoredHand]]:
+    """Every recorded hand of a season's rounds (up to round ``upto``) with its event's name."""
+    out: list[tuple[str, StoredHand]] = []
+    for round_ in store.rounds(season):
+        if upto is not None and round_.number > upto:
+            break
+        for d, name, event_id in round_.events:
+            if event_id is not None and (division is None or d == division):
+                out.extend((name, hand) for hand in store.hands(name))
+    return out
+
+
+def season_outcomes(hands: Sequence[tuple[str, StoredHand]]) -> list[HandOutcome]:
+    """The hands as rating input; a board is named ``<event>:<board>``, unique in the league.
+
+    Board numbers restart in every round's event, so the event's name keeps the boards of
+    different rounds apart as clusters of the robust errors.
+    """
+    return [replace(hand.outcome(), board=f"{name}:{hand.board_label}") for name, hand in hands]
+
+
+def season_table(
+    store: LeagueStore, season: int, upto: int | None = None, *, movement: bool = True
+) -> SeasonTable:
+    """Computes a season's table per division from the database (after round ``upto``).
+
+    ``movement = False`` leaves every row's ``movement`` None (one fit fewer).
+    """
+    rounds = [r for r in store.rounds(season) if upto is None or r.number <= upto]
+    played = len(rounds)
+    previous = None
+    if movement and played >= 2:
+        previous = season_table(store, season, played - 1, movement=False)
+    versions = {v.id: v for v in store.versions()}
+    bots = {b.name: b for b in store.bots()}
+    priors = store.priors(season)
+    divisions: dict[int, list[int]] = {}
+    for round_ in rounds:
+        for version_id, division in round_.entries:
+            divisions.setdefault(division, [])
+            if version_id not in divisions[division]:
+                divisions[division].append(version_id)
+    # Carried versions that have not played yet this season still show, in their division.
+    for version_id in priors:
+        version = versions[version_id]
+        info = bots[version.bot]
+        latest = store.latest(version.bot)
+        if info.active and latest is not None and latest.id == version_id:
+            division = info.division or 1
+            if not any(version_id in ids for ids in divisions.values()):
+                divisions.setdefault(division, []).append(version_id)
+    tables: dict[int, tuple[TableRow, ...]] = {}
+    notes: dict[int, str] = {}
+    total = 0
+    for division, ids in sorted(divisions.items()):
+        hands = season_hands(store, season, division, upto=played)
+        total += len(hands)
+        fit: RatingFit | None = None
+        if hands:
+            try:
+                fit = fit_ratings(season_outcomes(hands))
+            except RatingError as e:
+                notes[division] = str(e)
+        else:
+            notes[division] = "no hands recorded yet this season"
+        stats = _hand_stats([hand for _, hand in hands])
+        earlier = (
+            {}
+            if previous is None
+            else {r.entry: r.rank for r in previous.divisions.get(division, ())}
+        )
+        rows = []
+        for version_id in ids:
+            version = versions[version_id]
+            entry = version.entry
+            fitted = None
+            if fit is not None and entry in fit.bots:
+                fitted = (fit.rating(entry), fit.stderr(entry))
+            prior = priors.get(version_id)
+            rating = combine(fitted, prior)
+            info = bots[version.bot]
+            latest = store.latest(version.bot)
+            status = (
+                "retired"
+                if not info.active
+                else "active"
+                if latest is not None and latest.id == version_id
+                else "superseded"
+            )
+            count, points, failures = stats.get(entry, (0, 0, Counter()))
+            predecessor = versions[version.predecessor].entry if version.predecessor else None
+            rows.append(
+                TableRow(
+                    rank=0,
+                    entry=entry,
+                    bot=version.bot,
+                    version=version.number,
+                    status=status,
+                    rating=None if rating is None else rating[0],
+                    sd=None if rating is None else rating[1],
+                    fit=None if fitted is None else fitted[0],
+                    fit_sd=None if fitted is None else fitted[1],
+                    prior=prior,
+                    points_per_hand=points / count if count else None,
+                    hands=count,
+                    failures=dict(sorted(failures.items())),
+                    movement=None,
+                    hash=version.hash,
+                    owner=version.owner,
+                    predecessor=predecessor,
+                )
+            )
+        rows.sort(
+            key=lambda r: (
+                r.rating is None,
+                -(r.rating or 0.0),
+                -(r.points_per_hand or 0.0),
+                r.entry,
+            )
+        )
+        ranked = []
+        for rank, row in enumerate(rows, 1):
+            before = earlier.get(row.entry)
+            gained = None if before is None else before - rank
+            ranked.append(replace(row, rank=rank, movement=gained))
+        tables[division] = tuple(ranked)
+    return SeasonTable(season, played, tables, notes, total)
+
+
+def _hand_stats(hands: Sequence[StoredHand]) -> dict[str, tuple[int, int, Counter[str]]]:
+    """Per bot: hands, the team's total score margin, failures by kind."""
+    count: Counter[str] = Counter()
+    points: Counter[str] = Counter()
+    failures: dict[str, Counter[str]] = {}
+    for hand in hands:
+        margin = hand.row.score_a - hand.row.score_b
+        for seat, bot in enumerate(hand.seats):
+            count[bot] += 1
+            points[bot] += margin if seat % 2 == 0 else -margin
+        for failure in hand.row.failures:
+            failures.setdefault(hand.seats[failure.seat], Counter())[failure.kind] += 1
+    return {bot: (count[bot], points[bot], failures.get(bot, Counter())) for bot in count}
+
+
+def history(store: LeagueStore, bot: str) -> list[tuple[int, int, TableRow]]:
+    """The bot's rows after every round of every season: (season, round, row), in order.
+
+    Raises:
+        StoreError: No such bot.
+    """
+    store.bot(bot)
+    out: list[tuple[int, int, TableRow]] = []
+    for season in store.seasons():
+        for round_ in store.rounds(season.number):
+            table = season_table(store, season.number, round_.number, movement=False)
+            for rows in table.divisions.values():
+                out.extend((season.number, round_.number, r) for r in rows if r.bot == bot)
+    return out
+
+
+def close_season(store: LeagueStore) -> SeasonTable:
+    """Freezes the open season's table and opens the next one.
+
+    The next season's carried ratings are the final ratings of the active versions with
+    their s.d. widened: ``sd' = sqrt(sd² + carry_sd²)``. With divisions, the top ``promote``
+    bots of each division move up one and the bottom ``promote`` move down one.
+
+    Raises:
+        LeagueError: A round of the season is unfinished.
+    """
+    spec = store.league()
+    season = store.current_season().number
+    rounds = store.rounds(season)
+    if rounds and not rounds[-1].finished:
+        raise LeagueError(
+            f"round {rounds[-1].number} of season {season} is unfinished; finish it with "
+            "arena league round"
+        )
+    table = season_table(store, season)
+    priors: list[tuple[int, float, float]] = []
+    standings: dict[int, list[str]] = {}
+    versions = {v.entry: v for v in store.versions()}
+    for division, rows in table.divisions.items():
+        for row in rows:
+            if row.status != "active":
+                continue
+            standings.setdefault(division, []).append(row.bot)
+            if row.rating is not None and row.sd is not None:
+                sd = math.sqrt(row.sd**2 + float(spec.carry_sd) ** 2)
+                priors.append((versions[row.entry].id, row.rating, sd))
+    moves = {}
+    if spec.divisions is not None:
+        moves = promote_relegate(
+            {d: tuple(bots) for d, bots in standings.items()}, spec.divisions.promote
+        )
+    store.close_season(season, table_json(table), priors, moves)
+    return table
+
+
+def _num(value: float | None, digits: int = 1) -> float | None:
+    return None if value is None or not math.isfinite(value) else round(value, digits) + 0.0
+
+
+def table_json(table: SeasonTable) -> dict[str, Any]:
+    """Returns a season table as JSON-ready data, numbers rounded once for every format."""
+    divisions = []
+    for division, rows in sorted(table.divisions.items()):
+        out_rows = []
+        for row in rows:
+            interval = row.interval
+            out_rows.append(
+                {
+                    "rank": row.rank,
+                    "entry": row.entry,
+                    "bot": row.bot,
+                    "version": row.version,
+                    "status": row.status,
+                    "rating": _num(row.rating),
+                    "sd": _num(row.sd),
+                    "ci_low": None if interval is None else _num(interval[0]),
+                    "ci_high": None if interval is None else _num(interval[1]),
+                    "fit": _num(row.fit),
+                    "fit_sd": _num(row.fit_sd),
+                    "prior": None
+                    if row.prior is None
+                    else {"rating": _num(row.prior[0]), "sd": _num(row.prior[1])},
+                    "points_per_hand": _num(row.points_per_hand, 2),
+                    "hands": row.hands,
+                    "failures": row.failures,
+                    "movement": row.movement,
+                    "hash": row.hash,
+                    "owner": row.owner,
+                    "predecessor": row.predecessor,
+                }
+            )
+        divisions.append(
+            {"division": division, "note": table.notes.get(division), "rows": out_rows}
+        )
+    return {
+        "season": table.season,
+        "rounds": table.rounds,
+        "hands": table.hands,
+        "divisions": divisions,
+    }
