@@ -215,11 +215,8 @@ import sys
 
 import grpc
 
-from tests.helpers import ROOT
-
-sys.path.insert(0, str(ROOT))
-from example_bots.random.bot import RandomBot  # noqa: E402
-from sdk.client import BotClient, ClientConfig  # noqa: E402
+from example_bots.random.bot import RandomBot
+from sdk.client import BotClient, ClientConfig
 
 
 class NoResume(BotClient):
