@@ -37,6 +37,7 @@ from arena.rules import Options
 from arena.server.app import SERVER_OPTIONS, ArenaServer
 from arena.server.bots import play_table
 from arena.server.manifest import Manifest
+from arena.server.sandbox import Sandbox
 from arena.server.seat import Stream
 from arena.server.table import Table, TableSpec, TableState
 from arena.wire import pb
@@ -188,9 +189,17 @@ async def bench_bare(messages: int = 5000, size: int = 300, warmup: int = 500) -
 
 
 async def bench_tables(
-    manifest: Manifest, tables: int, hands: int, seed: int = 1, decision_ms: int = 5000
+    manifest: Manifest,
+    tables: int,
+    hands: int,
+    seed: int = 1,
+    decision_ms: int = 5000,
+    sandbox: Sandbox | None = None,
 ) -> Figures:
-    """``tables`` tables at once, four ``manifest`` bot processes each, ``hands`` hands each."""
+    """``tables`` tables at once, four ``manifest`` bot processes each, ``hands`` hands each.
+
+    The bots run in ``sandbox`` (default: the host's full one; ``unsandboxed()`` for none).
+    """
     server = ArenaServer()
     await server.start()
     made: list[Table] = []
@@ -213,6 +222,7 @@ async def bench_tables(
                 [manifest] * 4,
                 on_table=made.append,
                 on_record=lambda k, record: first_done.set(),
+                sandbox=sandbox,
             )
         )
         for spec in specs

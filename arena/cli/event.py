@@ -17,10 +17,12 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from arena.cli.play import AllowUnsandboxedOpt
 from arena.cli.ratings import _ratings_table
 from arena.ratings import RatingError, fit_ratings
 from arena.runtime.aio import tune_gc
 from arena.server.manifest import ManifestError
+from arena.server.sandbox import SandboxError, require_sandbox
 from arena.tournament.leaderboard import (
     build_leaderboard,
 )
@@ -54,6 +56,7 @@ def run(
     jobs: JobsOption = None,
     out: OutOption = Path("leaderboards"),
     quiet: QuietOption = False,
+    allow_unsandboxed: AllowUnsandboxedOpt = False,
 ) -> None:
     """Run EVENT_FILE: plan it, play every pending board, print and write the leaderboard.
 
@@ -70,8 +73,8 @@ def run(
     try:
         with EventStore(path) as store:
             store.create_event(spec, plan)
-            _play(store, spec.name, spec, jobs, out, quiet, path)
-    except StoreError as e:
+            _play(store, spec.name, spec, jobs, out, quiet, path, allow_unsandboxed)
+    except (StoreError, SandboxError) as e:
         console.print(f"[red]error[/red]: {escape(str(e))}", soft_wrap=True)
         raise typer.Exit(2) from None
 
@@ -83,14 +86,15 @@ def resume(
     jobs: JobsOption = None,
     out: OutOption = Path("leaderboards"),
     quiet: QuietOption = False,
+    allow_unsandboxed: AllowUnsandboxedOpt = False,
 ) -> None:
     """Continue an interrupted event from its database: no hand lost, none played twice."""
     try:
         with EventStore(db, create=False) as store:
             info = store.event(event)
             spec = store.event_spec(info.id)
-            _play(store, info.name, spec, jobs, out, quiet, db)
-    except (StoreError, ManifestError) as e:
+            _play(store, info.name, spec, jobs, out, quiet, db, allow_unsandboxed)
+    except (StoreError, ManifestError, SandboxError) as e:
         console.print(f"[red]error[/red]: {escape(str(e))}", soft_wrap=True)
         raise typer.Exit(2) from None
 
@@ -103,7 +107,10 @@ def _play(
     out: Path,
     quiet: bool,
     db: Path,
+    allow_unsandboxed: bool,
 ) -> None:
+    sandbox = require_sandbox(allow_unsandboxed)
+    console.print(f"bot processes sandboxed: {sandbox.summary()}", highlight=False)
     tune_gc()
     summary = store.event_summary(event)
     boards_total = summary.boards_total
@@ -136,7 +143,9 @@ def _play(
             bar.update(task, completed=progress.plays_done, rate=rate)
 
         logs = db.parent / f"{db.name}.logs"
-        runner = EventRunner(store, event, spec, jobs=jobs, log_dir=logs, on_play=on_play)
+        runner = EventRunner(
+            store, event, spec, jobs=jobs, log_dir=logs, on_play=on_play, sandbox=sandbox
+        )
         progress = runner.run()
         bar.update(task, completed=progress.plays_done, top=_top(store, event))
     summary = store.event_summary(event)
@@ -155,6 +164,8 @@ def _play(
         f"{progress.failures} failures; results in {db}",
         highlight=False,
     )
+    levels = ", ".join(f"{n} {level}" for level, n in store.sandbox_levels(event).items())
+    console.print(f"plays by sandbox level: {levels}", highlight=False)
     console.print(f"leaderboard: {paths[2]}  ({paths[0].name}, {paths[1].name})", highlight=False)
     if runner.stopping:
         raise typer.Exit(130)

@@ -17,6 +17,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperCommand
 
+from arena.cli.play import AllowUnsandboxedOpt
 from arena.ratings.sprt import DEFAULT_MIN_PAIRS
 from arena.runtime.aio import tune_gc
 from arena.tournament.gate import (
@@ -149,6 +150,7 @@ def gate(
         Path | None, typer.Option(help="Write a JUnit XML report (one test case) here.")
     ] = None,
     quiet: Annotated[bool, typer.Option(help="No live line.")] = False,
+    allow_unsandboxed: AllowUnsandboxedOpt = False,
 ) -> None:
     """SPRT the candidate against the baseline on duplicate boards (C+C vs B+B).
 
@@ -172,6 +174,7 @@ def gate(
             decision_ms=decision_ms,
             seed=seed,
             db=db,
+            allow_unsandboxed=allow_unsandboxed,
         )
         tune_gc()
         try:

@@ -59,6 +59,7 @@ from arena.runtime.aio import run as run_loop
 from arena.server import ArenaServer, GrpcSeat, MatchPlan, Stream, Table, TableSpec
 from arena.server.bots import BotStartError, play_table
 from arena.server.manifest import Manifest
+from arena.server.sandbox import Sandbox, require_sandbox
 
 __all__ = [
     "POSITIONS",
@@ -84,6 +85,7 @@ class CheckSettings:
     seed: int = 1
     grace_ms: int = 5000
     table_timeout_s: float = 300.0
+    sandbox: Sandbox | None = None  # None: the host's, which must be full (require_sandbox)
 
 
 @dataclass(frozen=True)
@@ -216,8 +218,11 @@ class _Asked:
 class _TableRun:
     """One table of the check: four processes of the bot, the decisions asked, the logs."""
 
-    def __init__(self, name: str, manifest: Manifest, spec: TableSpec, log_dir: Path) -> None:
+    def __init__(
+        self, name: str, manifest: Manifest, spec: TableSpec, log_dir: Path, sandbox: Sandbox
+    ) -> None:
         self.name = name
+        self.sandbox = sandbox
         self.manifest = manifest
         self.spec = spec
         self.log_dir = log_dir
@@ -247,6 +252,7 @@ class _TableRun:
                     on_exit=self._exited,
                     on_table=self._on_table,
                     on_record=self._on_record,
+                    sandbox=self.sandbox,
                 ),
                 timeout_s,
             )
@@ -637,6 +643,7 @@ async def check_bot(
         )
 
     server = ArenaServer()
+    sandbox = cfg.sandbox or require_sandbox()
     await server.start()
     try:
         # Table 1: the full match, then the reconnect match, on the same four processes.
@@ -644,7 +651,11 @@ async def check_bot(
         plans = (MatchPlan(cfg.seed), MatchPlan(cfg.seed + 100))
         cutter = _Cutter(match_no=2)
         first = _TableRun(
-            "match", manifest, spec("check-match", match_options, plans=plans), logs / "match"
+            "match",
+            manifest,
+            spec("check-match", match_options, plans=plans),
+            logs / "match",
+            sandbox,
         )
         first.before_decide = cutter
         await first.run(server, timeout)
@@ -666,6 +677,7 @@ async def check_bot(
             manifest,
             spec("check-positions", pos_options, plans=starts, skip_forced=False),
             logs / "positions",
+            sandbox,
         )
         await tricky.run(server, timeout)
         for k, p in enumerate(POSITIONS, 1):

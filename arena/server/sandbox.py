@@ -391,11 +391,11 @@ def _try(sb: Sandbox) -> str | None:
 
 
 @functools.cache
-def host_sandbox() -> Sandbox:
-    """The best sandbox this host can make (probed once per process; see the module doc)."""
+def _probe(level: SandboxLevel | None) -> Sandbox:
     reasons: list[str] = []
-    root = os.geteuid() == 0
-    for sb, what in _candidates(root):
+    for sb, what in _candidates(os.geteuid() == 0):
+        if level is not None and sb.level is not level:
+            continue
         why = _try(sb)
         if why is None:
             return Sandbox(sb.level, sb.tool, sb.separate_uid, tuple(reasons), sb.bwrap, sb.flags)
@@ -404,19 +404,38 @@ def host_sandbox() -> Sandbox:
     return Sandbox(SandboxLevel.NONE, tool, False, tuple(reasons))
 
 
+def host_sandbox() -> Sandbox:
+    """The best sandbox this host can make (probed once per process; see the module doc)."""
+    return _probe(None)
+
+
+def sandbox_at(level: SandboxLevel) -> Sandbox:
+    """The best sandbox of exactly ``level`` here (tests and benchmarks compare levels).
+
+    Raises:
+        SandboxError: This host cannot make that level; the message says why.
+    """
+    if level is SandboxLevel.NONE:
+        return unsandboxed()
+    sb = _probe(level)
+    if sb.level is not level:
+        raise SandboxError(f"this host makes no {level.value} sandbox: {'; '.join(sb.reasons)}")
+    return sb
+
+
 def unsandboxed() -> Sandbox:
     """The ``none`` level: rlimits, a clean environment, an own session (benchmarks, tests)."""
     return Sandbox(SandboxLevel.NONE, "prlimit", False, ("not asked for",))
 
 
-def require_sandbox(allow_unsandboxed: bool = False) -> Sandbox:
-    """The host's sandbox for manifest bots; below ``full`` only with ``allow_unsandboxed``.
+def require_sandbox(allow_unsandboxed: bool = False, sandbox: Sandbox | None = None) -> Sandbox:
+    """The host's sandbox (or ``sandbox``) for manifest bots; below ``full`` only if allowed.
 
     Raises:
-        SandboxError: The host cannot make a full sandbox and it was not allowed; the
-            message names each probe that failed and why.
+        SandboxError: The sandbox is not full and it was not allowed; the message names each
+            probe that failed and why.
     """
-    sb = host_sandbox()
+    sb = sandbox or host_sandbox()
     if sb.level is SandboxLevel.FULL or allow_unsandboxed:
         return sb
     why = "; ".join(sb.reasons) or "no namespace could be made"

@@ -44,6 +44,7 @@ from arena.ratings.sprt import (
 )
 from arena.rules import ArenaError
 from arena.server.manifest import resolve_bot
+from arena.server.sandbox import require_sandbox
 from arena.tournament.model import EventFileError, PlannedPlay, parse_event, plan_event
 from arena.tournament.runner import EventRunner, Progress
 from arena.tournament.store import EventStore
@@ -107,6 +108,8 @@ class GateConfig:
         decision_ms: The referee's thinking time per decision.
         seed: Event seed (deals and bot seeds); the same seed replays the same boards.
         db: SQLite results file (kept, resumable); None uses a temporary folder.
+        allow_unsandboxed: Run the bots in a sandbox below ``full`` when the host can make
+            no full one (``arena.server.sandbox.require_sandbox``).
     """
 
     candidate: str
@@ -122,6 +125,7 @@ class GateConfig:
     decision_ms: int = 1000
     seed: int = 0
     db: Path | None = None
+    allow_unsandboxed: bool = False
 
     def __post_init__(self) -> None:
         problems = []
@@ -342,7 +346,8 @@ def run_gate(config: GateConfig, on_look: Callable[[GateLook], None] | None = No
     with _database(config.db) as path, EventStore(path) as store:
         try:
             store.create_event(spec, plan)
-            runner = EventRunner(store, EVENT_NAME, spec, jobs=config.jobs)
+            sandbox = require_sandbox(config.allow_unsandboxed)
+            runner = EventRunner(store, EVENT_NAME, spec, jobs=config.jobs, sandbox=sandbox)
         except ArenaError as e:
             raise GateError(str(e)) from None
         watcher = _Watcher(config, store, runner, start, on_look)

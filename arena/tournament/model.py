@@ -48,6 +48,7 @@ from pydantic_core import ErrorDetails
 
 from arena.rules import ArenaError, Options, card_name, parse_card
 from arena.rules.state import Deal, check_deal, deal_from_seed
+from arena.server.manifest import Limits
 from arena.tournament.boards import (
     board_seed,
     rotation_hands,
@@ -235,6 +236,7 @@ class EventSpec(BaseModel):
     restart: RestartName = "session"
     time_control: TimeControl = TimeControl()
     rules: RulesSpec = RulesSpec()
+    limits: Limits = Limits()
 
     @field_validator("name")
     @classmethod
@@ -317,8 +319,13 @@ class EventSpec(BaseModel):
         )
 
     def identity(self) -> dict[str, Any]:
-        """The fields that define the event: everything except ``jobs`` (speed, not results)."""
-        return self.model_dump(mode="json", exclude={"jobs"})
+        """The fields that define the event: everything except ``jobs`` (speed, not results).
+
+        ``limits`` (caps on every bot's sandbox limits, ``arena.server.manifest.Limits``) are
+        left out while they are the defaults, so events stored before they existed match.
+        """
+        exclude = {"jobs"} if self.limits != Limits() else {"jobs", "limits"}
+        return self.model_dump(mode="json", exclude=exclude)
 
     def bot_sources(self) -> dict[str, str]:
         """Maps display name to source: ``builtin:<name>`` or the manifest path."""

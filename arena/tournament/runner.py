@@ -5,7 +5,9 @@ The plan (``plan_event``) is stored first, so an interrupted event resumes where
 table (four bots in fixed seats) plays in one rotation of one round. A session starts its
 four bot processes once and plays its boards one after another on them; the two rotations
 of a board are always different sessions, so they never share a bot process. ``jobs``
-sessions run at once on one referee server.
+sessions run at once on one referee server. Every bot process runs in the runner's sandbox
+(``arena.server.sandbox``; ``full`` unless the caller allowed less), with its manifest's
+limits capped by the event's ``[limits]``; each recorded play keeps its sandbox in the store.
 
 Each finished play is written (replay file first, then its hands in one transaction) from
 the event loop's thread, the store's only writer. A play cut short by Ctrl-C or a referee
@@ -18,7 +20,7 @@ import asyncio
 import contextlib
 import signal
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +30,7 @@ from arena.runtime.aio import run as run_loop
 from arena.server.app import ArenaServer
 from arena.server.bots import play_table
 from arena.server.manifest import Manifest, load_manifest, resolve_bot
+from arena.server.sandbox import Sandbox, SandboxError, require_sandbox
 from arena.server.table import MatchPlan, TableSpec
 from arena.tournament.model import EventSpec, PlannedPlay
 from arena.tournament.store import EventStatus, EventStore, Failure, HandRow, StoredPlay
@@ -112,6 +115,7 @@ class EventRunner:
         jobs: int | None = None,
         log_dir: Path | None = None,
         on_play: Callable[[Progress, PlannedPlay], None] | None = None,
+        sandbox: Sandbox | None = None,
     ) -> None:
         self.store = store
         self.event = event
@@ -120,6 +124,8 @@ class EventRunner:
         self.log_dir = log_dir
         self.on_play = on_play
         self.manifests = manifests_for(spec)
+        self.sandbox = sandbox if sandbox is not None else require_sandbox()
+        _check_private(self.manifests, [store.path, *([log_dir] if log_dir else [])])
         self.stopping = False
         self._tables: list[object] = []
 
@@ -197,7 +203,8 @@ class EventRunner:
                 if record.termination is Termination.ABORTED:
                     return  # cut short: it stays pending and is played again on resume
                 rows = hand_rows(record)
-                self.store.record_play(sp.id, rows, plans[k - 1].replay)
+                sandbox = record.replay.meta.get("sandbox")
+                self.store.record_play(sp.id, rows, plans[k - 1].replay, sandbox)
                 progress.plays_done += 1
                 progress.hands += len(rows)
                 progress.failures += len(record.failures)
@@ -214,4 +221,19 @@ class EventRunner:
                 log_dir=log_dir,
                 on_table=self._tables.append,
                 on_record=recorded,
+                sandbox=self.sandbox,
+                limits=spec.limits,
             )
+
+
+def _check_private(manifests: Mapping[str, Manifest], private: Sequence[Path]) -> None:
+    """Refuses a run whose results or logs lie in a bot's folder (its sandbox shows it)."""
+    for name, m in manifests.items():
+        folder = m.folder.resolve()
+        for path in private:
+            p = path.resolve()
+            if p == folder or folder in p.parents:
+                raise SandboxError(
+                    f"{p} is inside the folder of bot {name!r} ({folder}), which that bot can"
+                    " read: keep the event database and its logs outside every bot's folder"
+                )
