@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from typing import Annotated
 
 import typer
@@ -115,6 +116,24 @@ def grpc_bench(
                 f"  bots' CPU      : {1e6 * f.bot_cpu_playing:,.0f} us per decision {when}"
                 f" ({f.bot_cpu_us:,.0f} with start-up)"
             )
+
+
+@app.command("sandbox")
+def sandbox_bench(
+    starts: Annotated[int, typer.Option(min=1, help="Starts of each kind, interleaved.")] = 20,
+) -> None:
+    """What a bot process's start costs in the host's sandbox, against a plain start."""
+    from arena.bench.sandbox import BOT_START, bench_startup
+
+    f = bench_startup(starts)
+    med = f.median
+    print(f"command          : {sys.executable} -c {BOT_START!r}, {starts} starts of each kind")
+    print(f"plain            : {med(f.plain_ms):6.1f} ms median")
+    print(f"level none       : {med(f.none_ms):6.1f} ms median (prlimit, env -i)")
+    print(
+        f"host sandbox     : {med(f.boxed_ms):6.1f} ms median"
+        f" ({f.sandbox.summary()}), {med(f.boxed_ms) - med(f.plain_ms):+.1f} ms vs plain"
+    )
 
 
 @app.command("event")

