@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.server.sandbox import SandboxLevel, host_sandbox
+from arena.server.sandbox import SandboxError, SandboxLevel, host_sandbox, unsandboxed
+from arena.tournament.model import parse_event, plan_event
+from arena.tournament.runner import EventRunner
 from arena.tournament.store import EventStore
 from tests.helpers import ROOT
 
@@ -83,3 +85,18 @@ def test_every_play_records_its_sandbox_and_old_databases_stay_readable(tmp_path
     again = run_event(event, db)
     assert again.returncode == 2, again.stdout + again.stderr
     assert "limits" in again.stdout
+
+
+def test_an_event_refuses_a_database_inside_a_bots_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "mybot"
+    folder.mkdir()
+    (folder / "bot.toml").write_text(
+        'name = "mine"\ncommand = ["{python}", "-m", "sdk", "example_bots.random.bot:RandomBot"]\n',
+        encoding="utf-8",
+    )
+    data = {"name": "nosy", "bots": ["random", "greedy", "heuristic", str(folder / "bot.toml")]}
+    spec = parse_event(data, base_dir=tmp_path)
+    with EventStore(folder / "results.sqlite") as store:
+        store.create_event(spec, plan_event(spec))
+        with pytest.raises(SandboxError, match="inside the folder of bot 'mine'"):
+            EventRunner(store, "nosy", spec, sandbox=unsandboxed())
