@@ -29,7 +29,6 @@ from arena.server.manifest import Limits, Manifest
 from arena.server.sandbox import Sandbox, bot_path, require_sandbox
 from arena.server.table import Table, TableSpec, TableState
 
-ENV_SERVER = "TICHU_ARENA_SERVER"
 ENV_TOKEN = "TICHU_ARENA_TOKEN"
 ENV_BOT_KEY = "TICHU_ARENA_BOT_KEY"
 ENV_NAME = "TICHU_ARENA_NAME"
@@ -71,7 +70,6 @@ class BotProcess:
         self.limits = limits or manifest.limits
         self.writable = tuple(writable)
         self.proc: asyncio.subprocess.Process | None = None
-        self.dropped = 0  # output bytes past the cap, over all starts
         self._pump: asyncio.Task[None] | None = None
         self._scratch: Path | None = None
 
@@ -130,7 +128,6 @@ class BotProcess:
                     await asyncio.sleep(LOG_DRAIN_PAUSE_S)
             if dropped:
                 f.write(f"\n[arena: {dropped} bytes of output past the cap dropped]\n".encode())
-        self.dropped += dropped
 
     @property
     def pid(self) -> int | None:

@@ -258,7 +258,7 @@ def _bwrap_view(
         args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
     binds: list[Path] = []
     extra = [folder.resolve()]
-    exe = shutil.which(argv[0]) if argv else None
+    exe = shutil.which(argv[0], path=bot_path()) if argv else None
     if exe is not None:
         extra.append(Path(os.path.realpath(exe)).parent)
     for p in [*runtime_paths(), *extra]:
@@ -282,7 +282,7 @@ def _bwrap_view(
     parents(SANDBOX_SOCKET)
     args += ["--bind", str(socket), str(SANDBOX_SOCKET)]
     cwd = cwd.resolve()
-    if not _inside(cwd, [Path("/usr"), *binds, *made]):
+    if cwd not in made and not _inside(cwd, [Path("/usr"), *binds]):
         parents(cwd)
         args += ["--perms", "0755", "--dir", str(cwd)]
     args += ["--chdir", str(cwd)]

@@ -276,3 +276,19 @@ def test_below_full_is_refused_unless_allowed() -> None:
     with pytest.raises(SandboxError, match=r"\(not asked for\).*'none'.*--allow-unsandboxed"):
         require_sandbox(False, weak)
     assert require_sandbox(True, weak) is weak
+
+
+def test_level_none_has_the_limits_but_not_the_namespaces(
+    stub: Callable[..., Manifest], tmp_path: Path
+) -> None:
+    """What ``--allow-unsandboxed`` gives on a host without namespaces (docs/security.md)."""
+    p = play_attack(stub, _hostile("network"), tmp_path, sandbox=unsandboxed())
+    assert_honest_seats_played(p, set())
+    (tcp,) = lines(p.log, "network: referee tcp port: ")
+    assert tcp.startswith("network: referee tcp port: CONNECTED"), tcp
+    assert p.attacked.replay.meta["sandbox"]["level"] == "none"
+    p = play_attack(
+        stub, _hostile("memory", Limits(memory_mb=512)), tmp_path / "m", sandbox=unsandboxed()
+    )
+    assert int(lines(p.log, "memory: got ")[0].split()[2]) < 512
+    assert_honest_seats_played(p, {FailureKind.CRASH})
