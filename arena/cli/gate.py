@@ -20,6 +20,7 @@ from typer.core import TyperCommand
 from arena.cli.play import AllowUnsandboxedOpt
 from arena.ratings.sprt import DEFAULT_MIN_PAIRS
 from arena.runtime.aio import tune_gc
+from arena.server.sandbox import require_sandbox
 from arena.tournament.gate import (
     DEFAULT_MAX_BOARDS,
     PRESETS,
@@ -177,6 +178,8 @@ def gate(
             allow_unsandboxed=allow_unsandboxed,
         )
         tune_gc()
+        sandbox = require_sandbox(allow_unsandboxed)
+        print(f"bot processes sandboxed: {sandbox.summary()}", file=sys.stderr)
         try:
             report = run_gate(config, on_look=live)
         finally:
