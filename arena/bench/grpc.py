@@ -37,6 +37,7 @@ from arena.rules import Options
 from arena.server.app import SERVER_OPTIONS, ArenaServer
 from arena.server.bots import play_table
 from arena.server.manifest import Manifest
+from arena.server.sandbox import Sandbox
 from arena.server.seat import Stream
 from arena.server.table import Table, TableSpec, TableState
 from arena.wire import pb
@@ -61,17 +62,15 @@ def _cpu(who: int = resource.RUSAGE_SELF) -> float:
     return r.ru_utime + r.ru_stime
 
 
-def children_cpu() -> float | None:
-    """CPU seconds used so far by this process's running children (Linux ``/proc``), or None.
+def descendant_ticks() -> dict[int, int] | None:
+    """CPU clock ticks so far of each running descendant of this process (Linux), or None.
 
-    Unlike ``RUSAGE_CHILDREN``, it counts processes still running, so a window of a run can
-    be measured without their start-up.
+    Descendants, not children: a sandboxed bot runs under its sandbox's processes.
     """
     if not os.path.isdir("/proc"):
         return None
-    me = str(os.getpid())
-    tick = os.sysconf("SC_CLK_TCK")
-    total = 0
+    parent: dict[int, int] = {}
+    ticks: dict[int, int] = {}
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
             continue
@@ -80,9 +79,54 @@ def children_cpu() -> float | None:
                 fields = f.read().rsplit(")", 1)[1].split()
         except OSError:
             continue  # gone meanwhile
-        if fields[1] == me:  # ppid; then utime and stime are fields 14 and 15 of stat
-            total += int(fields[11]) + int(fields[12])
-    return total / tick
+        # ppid, then utime and stime, are fields 4, 14 and 15 of stat
+        parent[int(pid)] = int(fields[1])
+        ticks[int(pid)] = int(fields[11]) + int(fields[12])
+    mine = {os.getpid()}
+    grew = True
+    while grew:
+        more = {pid for pid, ppid in parent.items() if ppid in mine} - mine
+        mine |= more
+        grew = bool(more)
+    return {pid: ticks[pid] for pid in mine - {os.getpid()}}
+
+
+def children_cpu() -> float | None:
+    """CPU seconds used so far by this process's running descendants (Linux), or None.
+
+    Unlike ``RUSAGE_CHILDREN``, it counts processes still running, so a window of a run can
+    be measured without their start-up.
+    """
+    ticks = descendant_ticks()
+    return None if ticks is None else sum(ticks.values()) / os.sysconf("SC_CLK_TCK")
+
+
+class _LifetimeCpu:
+    """The bots' CPU over their lives, sampled from ``/proc`` every ``every_s``.
+
+    ``RUSAGE_CHILDREN`` misses it: the CPU of a process in a pid namespace does not reach
+    the namespace's creator. What a process uses after its last sample is missed.
+    """
+
+    def __init__(self, every_s: float = 0.05) -> None:
+        self.every_s = every_s
+        self.seen: dict[int, int] = {}
+
+    async def run(self) -> None:
+        """Samples until cancelled."""
+        while True:
+            self.sample()
+            await asyncio.sleep(self.every_s)
+
+    def sample(self) -> None:
+        """Keeps the latest tick count of every descendant."""
+        for pid, ticks in (descendant_ticks() or {}).items():
+            self.seen[pid] = max(ticks, self.seen.get(pid, 0))
+
+    @property
+    def seconds(self) -> float:
+        """CPU seconds seen so far, over every descendant."""
+        return sum(self.seen.values()) / os.sysconf("SC_CLK_TCK")
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -188,9 +232,17 @@ async def bench_bare(messages: int = 5000, size: int = 300, warmup: int = 500) -
 
 
 async def bench_tables(
-    manifest: Manifest, tables: int, hands: int, seed: int = 1, decision_ms: int = 5000
+    manifest: Manifest,
+    tables: int,
+    hands: int,
+    seed: int = 1,
+    decision_ms: int = 5000,
+    sandbox: Sandbox | None = None,
 ) -> Figures:
-    """``tables`` tables at once, four ``manifest`` bot processes each, ``hands`` hands each."""
+    """``tables`` tables at once, four ``manifest`` bot processes each, ``hands`` hands each.
+
+    The bots run in ``sandbox`` (default: the host's full one; ``unsandboxed()`` for none).
+    """
     server = ArenaServer()
     await server.start()
     made: list[Table] = []
@@ -205,6 +257,9 @@ async def bench_tables(
         for k in range(tables)
     ]
     first_done = asyncio.Event()  # a table's match is over (before its bots are stopped)
+    lifetime = _LifetimeCpu(0.1)
+    sampler = asyncio.ensure_future(lifetime.run())
+    b0 = _cpu(resource.RUSAGE_CHILDREN)
     runs = [
         asyncio.ensure_future(
             play_table(
@@ -213,6 +268,7 @@ async def bench_tables(
                 [manifest] * 4,
                 on_table=made.append,
                 on_record=lambda k, record: first_done.set(),
+                sandbox=sandbox,
             )
         )
         for spec in specs
@@ -224,7 +280,8 @@ async def bench_tables(
             await asyncio.sleep(0.005)
         t0 = time.perf_counter()
         c0 = _cpu()
-        b0 = _cpu(resource.RUSAGE_CHILDREN)
+        sampler.cancel()  # not while measuring: the referee's CPU would include it
+        lifetime.sample()
         k0 = children_cpu()
         # The whole-machine rate counts while all the tables play: the last ones to finish
         # would otherwise play on alone and dilute it.
@@ -234,12 +291,17 @@ async def bench_tables(
         answered = sum(len(seat.latencies) for table in made for seat in table.seats)
         full_rate = answered / (time.perf_counter() - t0)
         k1 = children_cpu()
+        lifetime.sample()
+        sampler = asyncio.ensure_future(lifetime.run())
         playing = None if k0 is None or k1 is None or not answered else (k1 - k0) / answered
         results = await asyncio.gather(*runs)
         seconds = time.perf_counter() - t0
         cpu = _cpu() - c0
-        bots = _cpu(resource.RUSAGE_CHILDREN) - b0  # waited-for bot processes, start-up included
+        # The waited-for bot processes, start-up included; sampled where a pid namespace
+        # keeps their CPU from this process's children's usage.
+        bots = max(_cpu(resource.RUSAGE_CHILDREN) - b0, lifetime.seconds)
     finally:
+        sampler.cancel()
         await server.stop(1.0)
     lat: list[float] = []
     decisions = played = forced = 0

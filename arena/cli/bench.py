@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from typing import Annotated
 
 import typer
@@ -42,17 +43,26 @@ def grpc_bench(
         int, typer.Option(min=0, help="Round trips of the bare ping-pong floor (0: skip).")
     ] = 5000,
     seed: Annotated[int, typer.Option(help="Seed of the first table.")] = 1,
+    sandbox: Annotated[
+        bool,
+        typer.Option(
+            "--sandbox/--no-sandbox",
+            help="Bots in the host's full sandbox (as events run them) or in none.",
+        ),
+    ] = True,
 ) -> None:
     """The referee over gRPC with bot processes on loopback: decisions/s, latency, CPU."""
     from arena.bench.grpc import LOGIC_MATCHES, bench_bare, bench_logic, bench_tables
     from arena.runtime.aio import loop_name, tune_gc
     from arena.runtime.aio import run as run_loop
     from arena.server.manifest import ManifestError, resolve_bot
+    from arena.server.sandbox import SandboxError, require_sandbox, unsandboxed
 
     try:
         manifest = resolve_bot(bot)
         counts = [int(x) for x in tables.split(",") if x.strip()]
-    except (ManifestError, ValueError) as e:
+        box = require_sandbox() if sandbox else unsandboxed()
+    except (ManifestError, SandboxError, ValueError) as e:
         print(f"error: {e}")
         raise typer.Exit(2) from None
     tune_gc()  # as the long-running commands do
@@ -60,6 +70,7 @@ def grpc_bench(
     io = "EventEngine (gRPC's default)" if not experiments else "GRPC_EXPERIMENTS=" + experiments
     print(f"gRPC I/O         : {io}, for the referee and the bots (arena.runtime.grpc_io)")
     print(f"event loop       : {loop_name()}, for the referee and SDK bots (arena.runtime.aio)")
+    print(f"bot sandbox      : {box.summary()}")
     floor = None
     if bare:
         floor = run_loop(bench_bare(bare))
@@ -76,7 +87,7 @@ def grpc_bench(
     )
     print(f"  referee CPU    : {logic.cpu_us:,.0f} us per decision beyond the transport")
     for n in counts:
-        f = run_loop(bench_tables(manifest, n, hands, seed))
+        f = run_loop(bench_tables(manifest, n, hands, seed, sandbox=box))
         print(
             f"{f.label:<17}: {4 * n} '{manifest.name}' processes, {f.hands} hands,"
             f" {f.messages:,} decisions asked (+{f.forced:,} forced) in {f.seconds:.2f} s"
@@ -105,6 +116,24 @@ def grpc_bench(
                 f"  bots' CPU      : {1e6 * f.bot_cpu_playing:,.0f} us per decision {when}"
                 f" ({f.bot_cpu_us:,.0f} with start-up)"
             )
+
+
+@app.command("sandbox")
+def sandbox_bench(
+    starts: Annotated[int, typer.Option(min=1, help="Starts of each kind, interleaved.")] = 20,
+) -> None:
+    """What a bot process's start costs in the host's sandbox, against a plain start."""
+    from arena.bench.sandbox import BOT_START, bench_startup
+
+    f = bench_startup(starts)
+    med = f.median
+    print(f"command          : {sys.executable} -c {BOT_START!r}, {starts} starts of each kind")
+    print(f"plain            : {med(f.plain_ms):6.1f} ms median")
+    print(f"level none       : {med(f.none_ms):6.1f} ms median (prlimit, env -i)")
+    print(
+        f"host sandbox     : {med(f.boxed_ms):6.1f} ms median"
+        f" ({f.sandbox.summary()}), {med(f.boxed_ms) - med(f.plain_ms):+.1f} ms vs plain"
+    )
 
 
 @app.command("event")

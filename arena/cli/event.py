@@ -17,11 +17,13 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from arena.cli.play import AllowUnsandboxedOpt
 from arena.cli.ratings import _ratings_table
 from arena.ratings import RatingError, fit_ratings
 from arena.runtime.aio import tune_gc
 from arena.server.bundle import BundleError
 from arena.server.manifest import ManifestError
+from arena.server.sandbox import SandboxError, require_sandbox
 from arena.tournament.cluster import ClusterError, executor_for
 from arena.tournament.leaderboard import (
     build_leaderboard,
@@ -61,6 +63,7 @@ def run(
     out: OutOption = Path("leaderboards"),
     quiet: QuietOption = False,
     cluster: ClusterOption = None,
+    allow_unsandboxed: AllowUnsandboxedOpt = False,
 ) -> None:
     """Run EVENT_FILE: plan it, play every pending board, print and write the leaderboard.
 
@@ -77,8 +80,8 @@ def run(
     try:
         with EventStore(path) as store:
             store.create_event(spec, plan)
-            _play(store, spec.name, spec, jobs, out, quiet, path, cluster)
-    except (StoreError, ClusterError, BundleError) as e:
+            _play(store, spec.name, spec, jobs, out, quiet, path, allow_unsandboxed, cluster)
+    except (StoreError, SandboxError, ClusterError, BundleError) as e:
         console.print(f"[red]error[/red]: {escape(str(e))}", soft_wrap=True)
         raise typer.Exit(2) from None
 
@@ -91,14 +94,15 @@ def resume(
     out: OutOption = Path("leaderboards"),
     quiet: QuietOption = False,
     cluster: ClusterOption = None,
+    allow_unsandboxed: AllowUnsandboxedOpt = False,
 ) -> None:
     """Continue an interrupted event from its database: no hand lost, none played twice."""
     try:
         with EventStore(db, create=False) as store:
             info = store.event(event)
             spec = store.event_spec(info.id)
-            _play(store, info.name, spec, jobs, out, quiet, db, cluster)
-    except (StoreError, ManifestError, ClusterError, BundleError) as e:
+            _play(store, info.name, spec, jobs, out, quiet, db, allow_unsandboxed, cluster)
+    except (StoreError, ManifestError, SandboxError, ClusterError, BundleError) as e:
         console.print(f"[red]error[/red]: {escape(str(e))}", soft_wrap=True)
         raise typer.Exit(2) from None
 
@@ -111,8 +115,11 @@ def _play(
     out: Path,
     quiet: bool,
     db: Path,
+    allow_unsandboxed: bool,
     cluster: str | None = None,
 ) -> None:
+    sandbox = require_sandbox(allow_unsandboxed)
+    console.print(f"bot processes sandboxed: {sandbox.summary()}", highlight=False)
     tune_gc()
     summary = store.event_summary(event)
     boards_total = summary.boards_total
@@ -152,7 +159,8 @@ def _play(
             jobs=jobs,
             log_dir=logs,
             on_play=on_play,
-            executor=executor_for(cluster),
+            executor=executor_for(cluster, allow_unsandboxed),
+            sandbox=sandbox,
         )
         progress = runner.run()
         bar.update(task, completed=progress.plays_done, top=_top(store, event))
@@ -172,6 +180,8 @@ def _play(
         f"{progress.failures} failures; results in {db}",
         highlight=False,
     )
+    levels = ", ".join(f"{n} {level}" for level, n in store.sandbox_levels(event).items())
+    console.print(f"plays by sandbox level: {levels}", highlight=False)
     console.print(f"leaderboard: {paths[2]}  ({paths[0].name}, {paths[1].name})", highlight=False)
     if runner.stopping:
         raise typer.Exit(130)

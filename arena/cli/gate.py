@@ -17,8 +17,10 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperCommand
 
+from arena.cli.play import AllowUnsandboxedOpt
 from arena.ratings.sprt import DEFAULT_MIN_PAIRS
 from arena.runtime.aio import tune_gc
+from arena.server.sandbox import require_sandbox
 from arena.tournament.gate import (
     DEFAULT_MAX_BOARDS,
     PRESETS,
@@ -153,6 +155,7 @@ def gate(
         Path | None, typer.Option(help="Write a JUnit XML report (one test case) here.")
     ] = None,
     quiet: Annotated[bool, typer.Option(help="No live line.")] = False,
+    allow_unsandboxed: AllowUnsandboxedOpt = False,
 ) -> None:
     """SPRT the candidate against the baseline on duplicate boards (C+C vs B+B).
 
@@ -177,8 +180,11 @@ def gate(
             seed=seed,
             db=db,
             cluster=cluster,
+            allow_unsandboxed=allow_unsandboxed,
         )
         tune_gc()
+        sandbox = require_sandbox(allow_unsandboxed)
+        print(f"bot processes sandboxed: {sandbox.summary()}", file=sys.stderr)
         try:
             report = run_gate(config, on_look=live)
         finally:

@@ -9,9 +9,11 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from arena.cli.play import AllowUnsandboxedOpt
 from arena.kit.check import CheckResult, CheckSettings, print_report, run_check
 from arena.kit.scaffold import ScaffoldError, class_name, new_bot
 from arena.server.manifest import ManifestError, resolve_bot
+from arena.server.sandbox import SandboxError, require_sandbox
 
 console = Console(soft_wrap=True)
 
@@ -60,16 +62,18 @@ def check_bot_command(
         Path | None,
         typer.Option("--logs", help="Folder for the bots' logs (default: a new temp folder)."),
     ] = None,
+    allow_unsandboxed: AllowUnsandboxedOpt = False,
 ) -> None:
     """Run the compliance checks on a bot and print a PASS/FAIL report (exit 0 on PASS)."""
     try:
         bot = resolve_bot(manifest)
-    except ManifestError as e:
+        sandbox = require_sandbox(allow_unsandboxed)
+    except (ManifestError, SandboxError) as e:
         console.print(f"[red]error[/red]: {escape(str(e))}", highlight=False)
         raise typer.Exit(2) from None
     console.print(
         f"checking {escape(bot.name)} ({escape(str(bot.path))}): four processes per table,"
-        f" {decision_ms} ms per decision",
+        f" {decision_ms} ms per decision, sandboxed: {sandbox.summary()}",
         highlight=False,
     )
 
@@ -77,7 +81,7 @@ def check_bot_command(
         mark = "[green]PASS[/green]" if r.passed else "[bold red]FAIL[/bold red]"
         console.print(f"  {mark} {escape(r.name)}", highlight=False)
 
-    settings = CheckSettings(decision_ms=decision_ms, hands=hands, seed=seed)
+    settings = CheckSettings(decision_ms=decision_ms, hands=hands, seed=seed, sandbox=sandbox)
     report = run_check(bot, settings, logs, progress)
     print_report(report, console)
     raise typer.Exit(0 if report.passed else 1)

@@ -2,7 +2,9 @@
 
 Bots are manifests (``bot.toml``) or built-in names (``random``, ``greedy``, ``heuristic``,
 ``search``). Over gRPC the command starts a referee on an ephemeral loopback port, one
-process per seat, prints each hand as it ends, then the final table, and writes the replay.
+sandboxed process per seat (``arena.server.sandbox``; ``full`` unless
+``--allow-unsandboxed``), prints each hand as it ends, then the final table, and writes the
+replay. ``--in-process`` bots are the user's own trusted code: no process, no sandbox.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from arena.rules import Options
 from arena.runtime.aio import run as run_loop
 from arena.runtime.aio import tune_gc
 from arena.server.manifest import Manifest, ManifestError, resolve_bot
+from arena.server.sandbox import Sandbox
 from sdk.bot import Bot
 
 console = Console(soft_wrap=True)
@@ -79,6 +82,14 @@ GraceOpt = Annotated[
 GiveUpOpt = Annotated[
     GiveUpChoice, typer.Option("--give-up", help="What happens to a seat that is given up.")
 ]
+AllowUnsandboxedOpt = Annotated[
+    bool,
+    typer.Option(
+        "--allow-unsandboxed",
+        help="Run bot processes in a weaker sandbox (partial, none) when this host cannot"
+        " make a full one (docs/security.md).",
+    ),
+]
 
 
 def make_options(target: int, hands: int, grand: bool) -> Options:
@@ -116,8 +127,13 @@ def play(
         int, typer.Option(min=0, help="Restarts allowed per crashed bot (0: a crash gives up).")
     ] = 0,
     in_process: Annotated[
-        bool, typer.Option("--in-process", help="Run Python sdk bots in this process, no gRPC.")
+        bool,
+        typer.Option(
+            "--in-process",
+            help="Run Python sdk bots in this process, no gRPC and no sandbox: trusted code only.",
+        ),
     ] = False,
+    allow_unsandboxed: AllowUnsandboxedOpt = False,
     out: Annotated[
         Path | None, typer.Option(help="Replay file (default: runs/play/<time>-seed<seed>.json).")
     ] = None,
@@ -132,6 +148,15 @@ def play(
     except ManifestError as e:
         console.print(f"[red]error[/red]: {escape(str(e))}", highlight=False)
         raise typer.Exit(2) from None
+    sandbox = None
+    if not in_process:
+        from arena.server.sandbox import SandboxError, require_sandbox
+
+        try:
+            sandbox = require_sandbox(allow_unsandboxed)
+        except SandboxError as e:
+            console.print(f"[red]error[/red]: {escape(str(e))}", highlight=False)
+            raise typer.Exit(2) from None
     if seed is None:
         seed = random.SystemRandom().randrange(1, 1_000_000)
     names = _seat_names(manifests)
@@ -145,6 +170,10 @@ def play(
         f"{' (in-process)' if in_process else ''}",
         highlight=False,
     )
+    if sandbox is None:
+        console.print("bots run in this process, unsandboxed: trusted code only", highlight=False)
+    else:
+        console.print(f"bot processes sandboxed: {sandbox.summary()}", highlight=False)
     progress = _Progress(names, quiet)
     tune_gc()
     if in_process:
@@ -164,7 +193,9 @@ def play(
 
         try:
             record = run_loop(
-                _play_grpc(manifests, names, options, seed, clock, policy, restarts, out, progress)
+                _play_grpc(
+                    manifests, names, options, seed, clock, policy, restarts, out, progress, sandbox
+                )
             )
         except BotStartError as e:
             console.print(f"[red]error[/red]: {escape(str(e))}", highlight=False)
@@ -183,6 +214,7 @@ async def _play_grpc(
     restarts: int,
     out: Path,
     progress: _Progress,
+    sandbox: Sandbox | None,
 ) -> MatchRecord:
     from arena.server import ArenaServer, TableSpec, play_table
 
@@ -208,7 +240,14 @@ async def _play_grpc(
 
     try:
         _, records = await play_table(
-            server, spec, manifests, log_dir=logs, restarts=restarts, watch=progress, on_exit=exited
+            server,
+            spec,
+            manifests,
+            log_dir=logs,
+            restarts=restarts,
+            watch=progress,
+            on_exit=exited,
+            sandbox=sandbox,
         )
     finally:
         await server.stop(1.0)

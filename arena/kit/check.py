@@ -66,6 +66,7 @@ from arena.server import (
     play_table,
 )
 from arena.server.manifest import Manifest
+from arena.server.sandbox import Sandbox, require_sandbox
 
 __all__ = [
     "POSITIONS",
@@ -90,6 +91,7 @@ class CheckSettings:
     seed: int = 1
     grace_ms: int = 5000
     table_timeout_s: float = 300.0
+    sandbox: Sandbox | None = None  # None: the host's, which must be full (require_sandbox)
 
 
 @dataclass(frozen=True)
@@ -222,8 +224,11 @@ class _Asked:
 class _TableRun:
     """One table of the check: four processes of the bot, the decisions asked, the logs."""
 
-    def __init__(self, name: str, manifest: Manifest, spec: TableSpec, log_dir: Path) -> None:
+    def __init__(
+        self, name: str, manifest: Manifest, spec: TableSpec, log_dir: Path, sandbox: Sandbox
+    ) -> None:
         self.name = name
+        self.sandbox = sandbox
         self.manifest = manifest
         self.spec = spec
         self.log_dir = log_dir
@@ -252,6 +257,7 @@ class _TableRun:
                     on_exit=self._exited,
                     on_table=self._on_table,
                     on_record=self._on_record,
+                    sandbox=self.sandbox,
                 ),
                 timeout_s,
             )
@@ -625,6 +631,7 @@ async def check_bot(
         )
 
     server = ArenaServer()
+    sandbox = cfg.sandbox or require_sandbox()
     await server.start()
     try:
         # Table 1: the full match, then the reconnect match, on the same four processes.
@@ -632,7 +639,11 @@ async def check_bot(
         plans = (MatchPlan(cfg.seed), MatchPlan(cfg.seed + 100))
         cutter = _Cutter(match_no=2)
         first = _TableRun(
-            "match", manifest, spec("check-match", match_options, plans=plans), logs / "match"
+            "match",
+            manifest,
+            spec("check-match", match_options, plans=plans),
+            logs / "match",
+            sandbox,
         )
         first.cutter = cutter
         await first.run(server, timeout)
@@ -653,6 +664,7 @@ async def check_bot(
             manifest,
             spec("check-positions", pos_options, plans=starts, skip_forced=False),
             logs / "positions",
+            sandbox,
         )
         await tricky.run(server, timeout)
         for k, p in enumerate(POSITIONS, 1):

@@ -8,14 +8,20 @@
 ...     records = await table.wait()
 ...     await server.stop()
 
-``stop(grace_s)`` is the graceful shutdown: the health service reports NOT_SERVING, no new
-table or join is accepted, running matches get ``grace_s`` to finish and are then aborted
-(their replays are written, marked ``aborted``), and the streams are closed.
+Besides its TCP port the server listens on a Unix socket in a private folder (``socket``):
+the bots the arena starts reach it there from inside their sandboxes, which have no network
+(``arena.server.sandbox``). ``stop(grace_s)`` is the graceful shutdown: the health service
+reports NOT_SERVING, no new table or join is accepted, running matches get ``grace_s`` to
+finish and are then aborted (their replays are written, marked ``aborted``), and the streams
+are closed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -23,6 +29,7 @@ from typing import Any
 import grpc
 
 from arena.server.lobby import Lobby, Seating
+from arena.server.sandbox import SOCKET_NAME
 from arena.server.service import SERVICE, RefereeService
 from arena.server.table import Table, TableManager, TableSpec
 
@@ -71,6 +78,7 @@ class ArenaServer:
         self.lobby = Lobby(self.manager, keys, open_spec, seating) if keys is not None else None
         self.service = RefereeService(self.manager, self.lobby)
         self.health: Any = None
+        self.socket: Path | None = None
         self._server: grpc.aio.Server | None = None
 
     @property
@@ -90,7 +98,16 @@ class ArenaServer:
         self.port = server.add_insecure_port(f"{self.host}:{self.port}")
         if self.port == 0:
             raise OSError(f"cannot bind {self.host}:{self.port}")
+        if os.name == "posix":
+            # Traversable, not listable: only who knows the random name finds the socket.
+            folder = Path(tempfile.mkdtemp(prefix="tichu-arena-"))
+            os.chmod(folder, 0o711)
+            if not server.add_insecure_port(f"unix:{folder / SOCKET_NAME}"):
+                raise OSError(f"cannot bind the Unix socket in {folder}")
+            self.socket = folder / SOCKET_NAME
         await server.start()
+        if self.socket is not None:
+            os.chmod(self.socket, 0o666)  # sandboxed bots run under uids of their own
         self._server = server
         return self.port
 
@@ -106,6 +123,9 @@ class ArenaServer:
         if self._server is not None:
             await self._server.stop(1.0)
             self._server = None
+        if self.socket is not None:
+            shutil.rmtree(self.socket.parent, ignore_errors=True)
+            self.socket = None
 
     async def wait_for_termination(self) -> None:
         """Waits until the server stops."""

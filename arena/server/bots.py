@@ -1,8 +1,9 @@
 """Bot processes: start each seat's bot from its manifest, watch it, report crashes.
 
 Every seat gets its own process (partners never share one), started with the manifest's
-command in its working directory and with ``TICHU_ARENA_SERVER`` and ``TICHU_ARENA_TOKEN``
-(or ``TICHU_ARENA_BOT_KEY``) in its environment. Its output goes to a log file. A process
+command in its working directory, in a sandbox (``arena.server.sandbox``), with
+``TICHU_ARENA_SERVER`` (the referee's Unix socket) and ``TICHU_ARENA_TOKEN`` (or
+``TICHU_ARENA_BOT_KEY``) in its environment. Its output goes to a log file, capped. A process
 that exits before its table is done is a crash: the table is told (``Table.bot_exited``), and
 the bot is restarted while ``restarts`` allow (it then resumes its seat with its token).
 
@@ -15,20 +16,26 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shutil
+import signal
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import IO
 
 from arena.referee import MatchRecord, TableEvent
 from arena.rules.errors import ArenaError
 from arena.server.app import ArenaServer
-from arena.server.manifest import Manifest
+from arena.server.manifest import Limits, Manifest
+from arena.server.sandbox import Sandbox, bot_path, require_sandbox
 from arena.server.table import Table, TableSpec, TableState
 
-ENV_SERVER = "TICHU_ARENA_SERVER"
 ENV_TOKEN = "TICHU_ARENA_TOKEN"
 ENV_BOT_KEY = "TICHU_ARENA_BOT_KEY"
+ENV_NAME = "TICHU_ARENA_NAME"
+
+LOG_CHUNK = 64 * 1024
+LOG_DRAIN_PAUSE_S = 0.05
+"""Past the log cap, one read of ``LOG_CHUNK`` bytes per pause: about 1.3 MB/s at most."""
 
 
 class BotStartError(ArenaError):
@@ -36,42 +43,91 @@ class BotStartError(ArenaError):
 
 
 class BotProcess:
-    """One bot process started from a manifest."""
+    """One bot process started from a manifest, in ``sandbox``.
+
+    Its stdout and stderr go through a pipe to ``log``: the first ``limits.log_kb`` KiB of
+    each start are kept, the rest is read at a bounded rate and dropped (a bot that floods
+    its output is slowed, not the referee). Stopping it kills its whole process tree: the
+    sandbox's pid namespace (``full``, ``partial``) or its process group (``none``).
+    """
 
     def __init__(
         self,
         manifest: Manifest,
         env: Mapping[str, str],
         log: Path | None = None,
+        *,
+        sandbox: Sandbox,
+        socket: Path,
+        limits: Limits | None = None,
+        writable: Sequence[Path] = (),
     ) -> None:
         self.manifest = manifest
         self.env = dict(env)
         self.log = log
+        self.sandbox = sandbox
+        self.socket = socket
+        self.limits = limits or manifest.limits
+        self.writable = tuple(writable)
         self.proc: asyncio.subprocess.Process | None = None
-        self._log_file: IO[bytes] | None = None
+        self._pump: asyncio.Task[None] | None = None
+        self._scratch: Path | None = None
 
     async def start(self) -> None:
-        """Starts the process (its output to ``log``, or discarded)."""
+        """Starts the process in its sandbox (its output to ``log``, or discarded)."""
         m = self.manifest
-        env = {**os.environ, **m.env, **self.env, "PYTHONUNBUFFERED": "1"}
-        out: IO[bytes] | int = asyncio.subprocess.DEVNULL
-        if self.log is not None:
-            self.log.parent.mkdir(parents=True, exist_ok=True)
-            self._log_file = out = self.log.open("ab")
+        self._cleanup()
+        argv = m.argv()
+        exe = argv[0] if "/" in argv[0] else shutil.which(argv[0], path=bot_path())
+        if exe is None or not os.access(m.cwd / exe, os.X_OK):
+            where = m.path or m.name
+            raise BotStartError(f"{where}: cannot start {argv!r} in {m.cwd}: no such program")
+        launch = self.sandbox.launch(
+            argv,
+            cwd=m.cwd,
+            folder=m.folder if m.path is not None else m.cwd,
+            env={**m.env, ENV_NAME: m.name, **self.env},
+            socket=self.socket,
+            limits=self.limits,
+            writable=self.writable,
+        )
+        self._scratch = launch.scratch
+        out = asyncio.subprocess.PIPE if self.log is not None else asyncio.subprocess.DEVNULL
         try:
             self.proc = await asyncio.create_subprocess_exec(
-                *m.argv(),
-                cwd=m.cwd,
-                env=env,
+                *launch.argv,
+                cwd=launch.cwd,
+                env=launch.env,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=out,
-                stderr=out,
+                stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True,
             )
         except OSError as e:
             where = m.path or m.name
             raise BotStartError(
                 f"{where}: cannot start {m.argv()!r} in {m.cwd}: {e.strerror or e}"
             ) from e
+        if self.log is not None and self.proc.stdout is not None:
+            self._pump = asyncio.ensure_future(self._copy(self.proc.stdout, self.log))
+
+    async def _copy(self, stream: asyncio.StreamReader, log: Path) -> None:
+        """Copies the output to the log up to the cap; past it, reads slowly and drops."""
+        log.parent.mkdir(parents=True, exist_ok=True)
+        room = self.limits.log_kb * 1024
+        dropped = 0
+        with log.open("ab") as f:
+            while chunk := await stream.read(LOG_CHUNK):
+                if room > 0:
+                    f.write(chunk[:room])
+                    f.flush()
+                    dropped += max(0, len(chunk) - room)
+                    room -= len(chunk)
+                else:
+                    dropped += len(chunk)
+                    await asyncio.sleep(LOG_DRAIN_PAUSE_S)
+            if dropped:
+                f.write(f"\n[arena: {dropped} bytes of output past the cap dropped]\n".encode())
 
     @property
     def pid(self) -> int | None:
@@ -84,24 +140,37 @@ class BotProcess:
         return await self.proc.wait()
 
     async def stop(self, timeout_s: float = 5.0) -> int | None:
-        """Lets the process exit on its own for ``timeout_s``, then terminates, then kills it."""
+        """Lets the process exit on its own for ``timeout_s``, then terminates, then kills it.
+
+        The kill reaches the whole tree: the process group, and with it the sandbox (whose
+        pid namespace dies with its first process).
+        """
         proc = self.proc
         if proc is None:
             return None
         try:
-            for signal_it, wait_s in ((None, timeout_s), (proc.terminate, 2.0), (proc.kill, 5.0)):
+            for sig, wait_s in ((None, timeout_s), (signal.SIGTERM, 2.0), (signal.SIGKILL, 5.0)):
                 if proc.returncode is not None:
                     break
-                if signal_it is not None:
-                    with contextlib.suppress(ProcessLookupError):
-                        signal_it()
+                if sig is not None:
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        os.killpg(proc.pid, sig)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(proc.wait(), wait_s)
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)  # what the bot left in its group
+            if self._pump is not None:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(self._pump), 5.0)
+                self._pump.cancel()
         finally:
-            if self._log_file is not None:
-                self._log_file.close()
-                self._log_file = None
+            self._cleanup()
         return proc.returncode
+
+    def _cleanup(self) -> None:
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
 
 
 async def _watch(
@@ -133,6 +202,9 @@ async def play_table(
     extra_env: Callable[[Table], Sequence[Mapping[str, str]]] | None = None,
     on_table: Callable[[Table], None] | None = None,
     on_record: Callable[[int, MatchRecord], None] | None = None,
+    sandbox: Sandbox | None = None,
+    limits: Limits | None = None,
+    writable: Sequence[Path] = (),
 ) -> tuple[Table, list[MatchRecord]]:
     """Creates a table, starts a bot process per seat, and plays the table's matches.
 
@@ -140,9 +212,29 @@ async def play_table(
     to a seat's environment (tests use it); ``on_table(table)`` hears of the table as soon
     as it exists; ``on_record(k, record)`` of each match (from 1) as soon as it ends. The
     processes are stopped before returning.
+
+    Every process runs in ``sandbox`` (default: the host's, which must be ``full``:
+    ``require_sandbox``), with its manifest's limits capped by ``limits``; the sandbox is
+    recorded in each replay's ``meta``. ``writable`` folders are shown to the bots
+    read-write (tests collect what the bots saw there).
     """
     if len(manifests) != 4:
         raise ValueError(f"a table needs four bots, not {len(manifests)}")
+    if server.socket is None:
+        raise ValueError("the server has no Unix socket for sandboxed bots (not started?)")
+    if sandbox is None:
+        sandbox = require_sandbox()
+    seat_limits = [m.limits.capped(limits) if limits else m.limits for m in manifests]
+    spec = replace(
+        spec,
+        meta={
+            **spec.meta,
+            "sandbox": {
+                **sandbox.describe(),
+                "limits": [lim.model_dump() for lim in seat_limits],
+            },
+        },
+    )
     # A table waits for its slowest bot, and at least ``spec.startup_timeout_s``: many bots
     # starting at once take longer than one alone.
     timeout = max(m.startup_timeout_s for m in manifests)
@@ -157,9 +249,18 @@ async def play_table(
     bots = []
     extra = extra_env(table) if extra_env is not None else [{}, {}, {}, {}]
     for seat, m in enumerate(manifests):
-        env = {ENV_SERVER: server.address, ENV_TOKEN: table.tokens[seat], **extra[seat]}
+        env = {ENV_TOKEN: table.tokens[seat], **extra[seat]}
         log = log_dir / f"seat{seat}-{_safe(m.name)}.log" if log_dir is not None else None
-        bots.append(BotProcess(m, env, log))
+        bot = BotProcess(
+            m,
+            env,
+            log,
+            sandbox=sandbox,
+            socket=server.socket,
+            limits=seat_limits[seat],
+            writable=writable,
+        )
+        bots.append(bot)
         table.manage(seat)
     watchers: list[asyncio.Task[None]] = []
     try:

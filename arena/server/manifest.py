@@ -6,11 +6,24 @@ command = ["{python}", "-m", "sdk", "example_bots.greedy.bot:GreedyBot"]
 workdir = "../.."          # optional; relative to this file's folder (default: that folder)
 env = { GREEDY_DEPTH = "2" }                      # optional extra environment
 startup_timeout_s = 10                            # optional; how long the bot may take to join
+
+[limits]                  # optional; what the bot's sandbox allows it (defaults shown)
+memory_mb = 4096          # address space of each process (RLIMIT_AS)
+cpu_s = 3600              # CPU seconds of each process over its life (RLIMIT_CPU)
+processes = 64            # processes and threads (RLIMIT_NPROC)
+open_files = 256          # open file descriptors (RLIMIT_NOFILE)
+file_size_mb = 64         # largest file it may write (RLIMIT_FSIZE)
+tmp_mb = 256              # its private writable /tmp (full sandbox)
+log_kb = 1024             # stdout and stderr kept in its log; the rest is dropped
 ```
 
 ``{python}`` in ``command`` is replaced by the running interpreter, so a manifest works in
-any virtual environment. The referee adds ``TICHU_ARENA_SERVER`` (host:port) and
-``TICHU_ARENA_TOKEN`` (the seat token) to the environment. ``load_manifest`` raises
+any virtual environment. The bot runs in a sandbox (``arena.server.sandbox``, docs/security.md)
+whose environment holds only ``env``, ``TICHU_ARENA_SERVER`` (the referee's address, a
+``unix:`` socket), ``TICHU_ARENA_TOKEN`` (the seat token), ``TICHU_ARENA_NAME`` and the few
+variables a process needs to run (``PATH``, ``HOME``, ``TMPDIR``, ``LANG``). It sees its own
+folder (the manifest's) read-only, the runtime, and nothing else; an event's ``[limits]`` caps
+the manifest's. ``load_manifest`` raises
 ``ManifestError`` naming the file, the field and what is wrong; ``resolve_bot`` also accepts
 a built-in name (``random``, ``greedy``, ``heuristic``, ``search``), which means
 ``example_bots/<name>/bot.toml``.
@@ -19,6 +32,7 @@ a built-in name (``random``, ``greedy``, ``heuristic``, ``search``), which means
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 import tomllib
 from pathlib import Path
@@ -47,6 +61,28 @@ class ManifestError(ArenaError):
     """A manifest that cannot be read or is not valid; the message names file and field."""
 
 
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_RESERVED_ENV = ("TICHU_ARENA_", "PATH", "HOME", "TMPDIR")
+
+
+class Limits(BaseModel):
+    """What a bot's sandbox allows each of its processes (rlimits, /tmp and the log)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    memory_mb: int = Field(default=4096, ge=64, le=1 << 20)
+    cpu_s: int = Field(default=3600, ge=1, le=7 * 86400)
+    processes: int = Field(default=64, ge=1, le=4096)
+    open_files: int = Field(default=256, ge=16, le=65536)
+    file_size_mb: int = Field(default=64, ge=1, le=1 << 20)
+    tmp_mb: int = Field(default=256, ge=1, le=1 << 20)
+    log_kb: int = Field(default=1024, ge=1, le=1 << 30)
+
+    def capped(self, cap: Limits) -> Limits:
+        """These limits, none above ``cap``'s (an event's limits cap each manifest's)."""
+        return Limits(**{k: min(v, getattr(cap, k)) for k, v in self.model_dump().items()})
+
+
 class Manifest(BaseModel):
     """A validated bot manifest (see the module docstring)."""
 
@@ -57,6 +93,7 @@ class Manifest(BaseModel):
     workdir: Path | None = None
     env: dict[str, str] = Field(default_factory=dict)
     startup_timeout_s: float = Field(default=10.0, gt=0, le=600)
+    limits: Limits = Limits()
     path: Path | None = Field(default=None, exclude=True)
 
     @field_validator("command")
@@ -64,6 +101,16 @@ class Manifest(BaseModel):
     def _command(cls, value: list[str]) -> list[str]:
         if any(not part for part in value):
             raise ValueError("command parts must be non-empty strings")
+        return value
+
+    @field_validator("env")
+    @classmethod
+    def _env(cls, value: dict[str, str]) -> dict[str, str]:
+        for name in value:
+            if not _ENV_NAME.fullmatch(name):
+                raise ValueError(f"{name!r} is not a variable name")
+            if name.startswith(_RESERVED_ENV[0]) or name in _RESERVED_ENV[1:]:
+                raise ValueError(f"{name!r} is set by the arena, not by the manifest")
         return value
 
     @property

@@ -16,11 +16,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from enum import Enum
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import grpc
 
@@ -53,7 +54,8 @@ class TableSpec(MatchSettings):
     in ``Welcome``). Match *k* (from 1) uses seed ``seed + k - 1``. ``replay`` is where the
     single match's replay goes (default ``<runs>/<table id>/match-<k>.json``). ``plans``,
     when given, replaces ``matches``, ``seed``, ``deals`` and ``replay``: one match per plan,
-    in order, on the same bot streams.
+    in order, on the same bot streams. ``meta`` is added to every replay's ``meta`` (the
+    runner records the bots' sandbox there).
     """
 
     seed: int = 0
@@ -64,6 +66,7 @@ class TableSpec(MatchSettings):
     replay: Path | None = None
     table_id: str | None = None
     plans: tuple[MatchPlan, ...] = ()
+    meta: Mapping[str, Any] = field(default_factory=dict)
 
     def plan(self, k: int) -> MatchPlan:
         """The plan of match ``k`` (from 1)."""
@@ -192,6 +195,7 @@ class Table:
             record = await referee.run(absent)
         finally:
             self.referee = None
+        record.replay.meta.update(spec.meta)
         path = self.replay_path(k)
         if path is not None:
             record.save(path)

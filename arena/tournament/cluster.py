@@ -36,6 +36,7 @@ from typing import Any
 from arena.referee.policy import Termination
 from arena.rules.errors import ArenaError
 from arena.server.bundle import BotBundle, bundle_of, unpack
+from arena.server.manifest import Limits
 from arena.server.table import TableSpec
 from arena.tournament.runner import EventRunner, Progress, hand_rows
 from arena.tournament.store import HandRow, StoredPlay
@@ -78,6 +79,8 @@ class PairTask:
     key: str
     plays: tuple[TaskPlay, ...]
     bots: tuple[BotBundle, BotBundle, BotBundle, BotBundle]
+    limits: Limits
+    allow_unsandboxed: bool = False
 
 
 @dataclass(frozen=True)
@@ -89,14 +92,19 @@ class PlayOutcome:
     failures: int
     replay: bytes
     logs: tuple[tuple[str, bytes], ...]
+    sandbox: dict[str, Any] | None = None
 
 
-def executor_for(cluster: str | None) -> DaskExecutor | None:
+def executor_for(cluster: str | None, allow_unsandboxed: bool = False) -> DaskExecutor | None:
     """The runner's executor for a ``--cluster`` value (``None``: the local pool)."""
-    return None if cluster is None else DaskExecutor(cluster)
+    if cluster is None:
+        return None
+    return DaskExecutor(cluster, allow_unsandboxed=allow_unsandboxed)
 
 
-def pair_tasks(runner: EventRunner, pending: Sequence[StoredPlay]) -> list[PairTask]:
+def pair_tasks(
+    runner: EventRunner, pending: Sequence[StoredPlay], allow_unsandboxed: bool = False
+) -> list[PairTask]:
     """Groups ``pending`` into duplicate pairs (round, table, board), in running order."""
     bundles = {name: bundle_of(m) for name, m in runner.manifests.items()}
     groups: dict[tuple[int, int, int], list[StoredPlay]] = {}
@@ -117,7 +125,8 @@ def pair_tasks(runner: EventRunner, pending: Sequence[StoredPlay]) -> list[PairT
         )
         key = f"tichu-{runner.event}-plays-" + "-".join(str(sp.id) for sp in plays)
         b = tuple(bundles[name] for name in seats)
-        tasks.append(PairTask(key, task_plays, (b[0], b[1], b[2], b[3])))
+        four = (b[0], b[1], b[2], b[3])
+        tasks.append(PairTask(key, task_plays, four, runner.spec.limits, allow_unsandboxed))
     return tasks
 
 
@@ -137,9 +146,10 @@ def play_task(task: PairTask) -> list[PlayOutcome]:
 
 
 async def _play(task: PairTask, manifests: list[Any], tmp: Path) -> list[PlayOutcome]:
-    from arena.server.app import ArenaServer
-    from arena.server.bots import play_table
+    from arena.server import ArenaServer, play_table
+    from arena.server.sandbox import require_sandbox
 
+    sandbox = require_sandbox(task.allow_unsandboxed)  # this worker's host, probed once
     server = ArenaServer(port=0, runs_dir=None)
     await server.start()
     try:
@@ -149,7 +159,12 @@ async def _play(task: PairTask, manifests: list[Any], tmp: Path) -> list[PlayOut
             plan = replace(play.table.plans[0], replay=replay)
             logs = tmp / f"logs-{play.play_id}"
             _, records = await play_table(
-                server, replace(play.table, plans=(plan,)), manifests, log_dir=logs
+                server,
+                replace(play.table, plans=(plan,)),
+                manifests,
+                log_dir=logs,
+                sandbox=sandbox,
+                limits=task.limits,
             )
             if not records or records[0].termination is Termination.ABORTED:
                 raise ClusterError(f"play {play.play_id} was cut short on the worker")
@@ -161,6 +176,7 @@ async def _play(task: PairTask, manifests: list[Any], tmp: Path) -> list[PlayOut
                     len(record.failures),
                     replay.read_bytes(),
                     tuple(_logs(logs)),
+                    record.replay.meta.get("sandbox"),
                 )
             )
         return out
@@ -183,12 +199,14 @@ class DaskExecutor:
 
     ``address`` is a scheduler (``tcp://HOST:8786``) or ``local:N`` for a local cluster of
     N single-threaded worker processes. ``retries`` is how often Dask re-runs a task whose
-    worker died or that raised.
+    worker died or that raised. Each worker sandboxes its bots as well as its host allows,
+    and refuses less than ``full`` unless ``allow_unsandboxed``.
     """
 
-    def __init__(self, address: str, *, retries: int = 3) -> None:
+    def __init__(self, address: str, *, retries: int = 3, allow_unsandboxed: bool = False) -> None:
         self.address = address
         self.retries = retries
+        self.allow_unsandboxed = allow_unsandboxed
         self._client: Any = None
         self._futures: list[Any] = []
         self._lock = threading.Lock()
@@ -200,7 +218,7 @@ class DaskExecutor:
         except ImportError:
             raise ClusterError("--cluster needs Dask: pip install 'tichu-arena[cluster]'") from None
         by_id = {sp.id: sp for sp in pending}
-        tasks = pair_tasks(runner, pending)
+        tasks = pair_tasks(runner, pending, self.allow_unsandboxed)
         with self._connect() as client, _stop_on_signals(runner):
             self._client = client
             with self._lock:
@@ -274,7 +292,7 @@ class DaskExecutor:
             folder.mkdir(parents=True, exist_ok=True)
             for name, data in outcome.logs:
                 (folder / name).write_bytes(data)
-        runner.record_play(sp, outcome.rows, outcome.failures, replay)
+        runner.record_play(sp, outcome.rows, outcome.failures, replay, outcome.sandbox)
 
 
 @contextlib.contextmanager

@@ -44,6 +44,7 @@ from arena.ratings.sprt import (
 )
 from arena.rules import ArenaError
 from arena.server.manifest import resolve_bot
+from arena.server.sandbox import require_sandbox
 from arena.tournament.cluster import executor_for
 from arena.tournament.model import EventFileError, PlannedPlay, parse_event, plan_event
 from arena.tournament.runner import EventRunner, Progress
@@ -109,6 +110,8 @@ class GateConfig:
         seed: Event seed (deals and bot seeds); the same seed replays the same boards.
         db: SQLite results file (kept, resumable); None uses a temporary folder.
         cluster: Play on Dask (``tcp://HOST:8786`` or ``local:N``); None plays here.
+        allow_unsandboxed: Run the bots in a sandbox below ``full`` when the host can make
+            no full one (``arena.server.sandbox.require_sandbox``).
     """
 
     candidate: str
@@ -125,6 +128,7 @@ class GateConfig:
     seed: int = 0
     db: Path | None = None
     cluster: str | None = None
+    allow_unsandboxed: bool = False
 
     def __post_init__(self) -> None:
         problems = []
@@ -345,8 +349,14 @@ def run_gate(config: GateConfig, on_look: Callable[[GateLook], None] | None = No
     with _database(config.db) as path, EventStore(path) as store:
         try:
             store.create_event(spec, plan)
+            sandbox = require_sandbox(config.allow_unsandboxed)
             runner = EventRunner(
-                store, EVENT_NAME, spec, jobs=config.jobs, executor=executor_for(config.cluster)
+                store,
+                EVENT_NAME,
+                spec,
+                jobs=config.jobs,
+                executor=executor_for(config.cluster, config.allow_unsandboxed),
+                sandbox=sandbox,
             )
         except ArenaError as e:
             raise GateError(str(e)) from None

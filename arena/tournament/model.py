@@ -48,6 +48,7 @@ from pydantic_core import ErrorDetails
 
 from arena.rules import ArenaError, Options, card_name, parse_card
 from arena.rules.state import Deal, check_deal, deal_from_seed
+from arena.server.manifest import Limits
 from arena.tournament.boards import (
     board_seed,
     rotation_hands,
@@ -248,6 +249,7 @@ class EventSpec(BaseModel):
     time_control: TimeControlSpec = TimeControlSpec()
     policy: PolicySpec = PolicySpec()
     rules: RulesSpec = RulesSpec()
+    limits: Limits = Limits()
 
     @field_validator("name")
     @classmethod
@@ -333,9 +335,12 @@ class EventSpec(BaseModel):
         """The fields that define the event: everything except ``jobs`` (speed, not results).
 
         A default ``policy`` is left out, so events stored before the field existed still
-        match their event files.
+        match their event files; so are default ``limits`` (caps on every bot's sandbox limits,
+        ``arena.server.manifest.Limits``).
         """
         exclude = {"jobs"} | ({"policy"} if self.policy == PolicySpec() else set())
+        if self.limits == Limits():
+            exclude.add("limits")
         return self.model_dump(mode="json", exclude=exclude)
 
     def bot_sources(self) -> dict[str, str]:

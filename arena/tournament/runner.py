@@ -10,6 +10,10 @@ plays its boards one after another on them; the two rotations of a board are alw
 different sessions, so they never share a bot process. ``jobs`` sessions run at once on one
 referee server.
 
+Every bot process runs in the runner's sandbox (``arena.server.sandbox``; ``full`` unless the
+caller allowed less), with its manifest's limits capped by the event's ``[limits]``; each
+recorded play keeps its sandbox in the store.
+
 Each finished play is written (replay file first, then its hands in one transaction) by the
 runner alone, the store's only writer (``EventRunner.record_play``). A play cut short by
 Ctrl-C or a referee stop is not recorded; it is played again on resume.
@@ -21,7 +25,7 @@ import asyncio
 import contextlib
 import signal
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -31,6 +35,7 @@ from arena.referee.policy import FailurePolicy, GiveUp, Termination, TimeControl
 from arena.runtime.aio import run as run_loop
 from arena.server import ArenaServer, MatchPlan, Table, TableSpec, play_table
 from arena.server.manifest import Manifest, load_manifest, resolve_bot
+from arena.server.sandbox import Sandbox, SandboxError, require_sandbox
 from arena.tournament.model import EventSpec, PlannedPlay
 from arena.tournament.store import EventStatus, EventStore, FailureRow, HandRow, StoredPlay
 
@@ -130,6 +135,7 @@ class EventRunner:
         log_dir: Path | None = None,
         on_play: Callable[[Progress, PlannedPlay], None] | None = None,
         executor: Executor | None = None,
+        sandbox: Sandbox | None = None,
     ) -> None:
         self.store = store
         self.event = event
@@ -139,6 +145,8 @@ class EventRunner:
         self.on_play = on_play
         self.manifests = manifests_for(spec)
         self.executor: Executor = executor or LocalExecutor()
+        self.sandbox = sandbox if sandbox is not None else require_sandbox()
+        _check_private(self.manifests, [store.path, *([log_dir] if log_dir else [])])
         self.stopping = False
         self._progress = Progress(plays_total=0, plays_done=0)
 
@@ -190,7 +198,12 @@ class EventRunner:
         )
 
     def record_play(
-        self, sp: StoredPlay, rows: Sequence[HandRow], failures: int, replay: Path | None
+        self,
+        sp: StoredPlay,
+        rows: Sequence[HandRow],
+        failures: int,
+        replay: Path | None,
+        sandbox: Mapping[str, object] | None = None,
     ) -> None:
         """Writes one finished play (its replay file is already in place) and reports it.
 
@@ -199,7 +212,7 @@ class EventRunner:
         """
         if self.store.play_status(sp.id) != "pending":
             return
-        self.store.record_play(sp.id, rows, replay)
+        self.store.record_play(sp.id, rows, replay, sandbox)
         progress = self._progress
         progress.plays_done += 1
         progress.hands += len(rows)
@@ -263,7 +276,11 @@ class LocalExecutor:
                 if record.termination is Termination.ABORTED:
                     return  # cut short: it stays pending and is played again on resume
                 runner.record_play(
-                    plays[k - 1], hand_rows(record), len(record.failures), replays[k - 1]
+                    plays[k - 1],
+                    hand_rows(record),
+                    len(record.failures),
+                    replays[k - 1],
+                    record.replay.meta.get("sandbox"),
                 )
 
             log_dir = None if runner.log_dir is None else runner.log_dir / table_id
@@ -274,4 +291,19 @@ class LocalExecutor:
                 log_dir=log_dir,
                 on_table=self._tables.append,
                 on_record=recorded,
+                sandbox=runner.sandbox,
+                limits=runner.spec.limits,
             )
+
+
+def _check_private(manifests: Mapping[str, Manifest], private: Sequence[Path]) -> None:
+    """Refuses a run whose results or logs lie in a bot's folder (its sandbox shows it)."""
+    for name, m in manifests.items():
+        folder = m.folder.resolve()
+        for path in private:
+            p = path.resolve()
+            if p == folder or folder in p.parents:
+                raise SandboxError(
+                    f"{p} is inside the folder of bot {name!r} ({folder}), which that bot can"
+                    " read: keep the event database and its logs outside every bot's folder"
+                )

@@ -16,6 +16,10 @@ Layout (schema version 1; ``meta`` holds the version and a reader refuses any ot
 * ``segments`` (created by the first extension): one row per extension of an event (raised
   ``cycles`` or added bots): the first ordinal it planned, the spec and schedule it planned
   them from, and when. ``events.spec`` is then the latest file's; every play stays stored.
+* ``play_sandbox``: the sandbox each recorded play's bots ran in: its ``level`` (``full``,
+  ``partial``, ``none``) and the details as JSON (tool, uid, each seat's limits). Added after
+  version 1 without changing it: opening an older file creates the table (its plays then
+  have no row), and an older arena reading a newer file ignores it.
 
 Seeds are 64-bit unsigned, wider than SQLite's signed integers, so they are stored as decimal
 text.
@@ -32,9 +36,10 @@ cut may drop the last few commits (those plays are then simply played again), ne
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -153,6 +158,11 @@ CREATE TABLE hands (
     vp_b           INTEGER NOT NULL,
     failures       TEXT NOT NULL DEFAULT '[]',
     UNIQUE (play_id, hand_no)
+);
+CREATE TABLE play_sandbox (
+    play_id INTEGER PRIMARY KEY REFERENCES plays (id),
+    level   TEXT NOT NULL CHECK (level IN ('full', 'partial', 'none')),
+    detail  TEXT NOT NULL
 );
 CREATE VIEW hand_log AS
     SELECT events.name AS event, plays.ordinal, plays.round, plays.table_no, hands.*,
@@ -413,6 +423,10 @@ class EventStore:
             )
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
+        if tables and "play_sandbox" not in tables:
+            statement = _SCHEMA[_SCHEMA.index("CREATE TABLE play_sandbox") :].split(";")[0]
+            with contextlib.suppress(sqlite3.OperationalError):  # a read-only file: no rows
+                conn.execute(statement)
 
     def close(self) -> None:
         """Closes the database."""
@@ -690,9 +704,15 @@ class EventStore:
         return path if path.is_absolute() else self.path.parent / path
 
     def record_play(
-        self, play_id: int, hands: Sequence[HandRow], replay_path: str | Path | None = None
+        self,
+        play_id: int,
+        hands: Sequence[HandRow],
+        replay_path: str | Path | None = None,
+        sandbox: Mapping[str, Any] | None = None,
     ) -> None:
         """Records a play's hands and marks it done, all in one transaction.
+
+        ``sandbox`` (``level`` and details) is what its bots ran in (``play_sandbox``).
 
         Either every hand of the play is written and the play is done, or (on any error or
         interruption) nothing is and the play stays pending. When the last pending play is
@@ -736,6 +756,11 @@ class EventStore:
                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     _hand_params(play_id, board, rotation, seats, row),
                 )
+            if sandbox is not None:
+                conn.execute(
+                    "INSERT INTO play_sandbox (play_id, level, detail) VALUES (?, ?, ?)",
+                    (play_id, sandbox["level"], _canonical(dict(sandbox))),
+                )
             status = EventStatus.RUNNING
             if self._pending_count(conn, event_id) == 0:
                 status = EventStatus.FINISHED
@@ -758,6 +783,17 @@ class EventStore:
             "SELECT COUNT(*) FROM plays WHERE event_id = ? AND status = 'pending'", (event_id,)
         ).fetchone()
         return int(count)
+
+    def sandbox_levels(self, ref: EventRef | None = None) -> dict[str, int]:
+        """Recorded plays by the sandbox level their bots ran in (``unknown``: not recorded)."""
+        info = self.event(ref)
+        rows = self._conn.execute(
+            "SELECT COALESCE(play_sandbox.level, 'unknown'), COUNT(*) FROM plays"
+            " LEFT JOIN play_sandbox ON play_sandbox.play_id = plays.id"
+            " WHERE plays.event_id = ? AND plays.status = 'done' GROUP BY 1 ORDER BY 1",
+            (info.id,),
+        )
+        return {level: int(n) for level, n in rows}
 
     # ---------------------------------------------------------------------------- hands
 

@@ -15,9 +15,14 @@ STUB_BOT = Path(__file__).resolve().parent / "bots" / "stub_bot.py"
 
 @pytest.fixture(scope="session")
 def stub() -> Callable[..., Manifest]:
-    """A manifest for the stub bot with extra arguments (``--mode``, ``--after``, ...)."""
+    """A manifest for the stub bot with extra arguments (``--mode``, ``--after``, ...).
+
+    Its folder (what its sandbox shows of it) is ``bots/``, as if its bot.toml were there.
+    """
 
     def make(*args: str, name: str = "stub") -> Manifest:
-        return Manifest(name=name, command=["{python}", str(STUB_BOT), *args], workdir=ROOT)
+        command = ["{python}", str(STUB_BOT), *args]
+        path = STUB_BOT.parent / "bot.toml"
+        return Manifest(name=name, command=command, workdir=ROOT, path=path)
 
     return make

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -24,9 +25,11 @@ pytestmark = pytest.mark.timeout(120)
 
 
 def stub_manifest(folder: Path, name: str, *args: str) -> Path:
+    """A bot folder holding the stub bot and its manifest (its sandbox shows it that folder)."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "bot.toml"
-    command = json.dumps(["{python}", str(STUB_BOT), *args])
+    shutil.copy(STUB_BOT, folder / STUB_BOT.name)
+    command = json.dumps(["{python}", str(folder / STUB_BOT.name), *args])
     path.write_text(
         f'name = "{name}"\ncommand = {command}\nworkdir = "{ROOT}"\nstartup_timeout_s = 30\n',
         encoding="utf-8",

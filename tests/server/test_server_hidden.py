@@ -132,12 +132,16 @@ def check_seat(seat: int, lines: list[str], hands: list[Hand]) -> int:
 
 
 def test_no_seat_is_ever_shown_a_hidden_card(stub: Callable[..., Manifest], tmp_path: Path) -> None:
+    seen = tmp_path / "seen"
+    seen.mkdir()
+    seen.chmod(0o777)
+
     async def main() -> list[str]:
         server = ArenaServer(runs_dir=tmp_path / "runs")
         await server.start()
 
         async def one(k: int) -> str:
-            dumps = [tmp_path / f"t{k}-seat{s}.hex" for s in range(4)]
+            dumps = [seen / f"t{k}-seat{s}.hex" for s in range(4)]
             bots = [stub("--seed", str(10 * k + s), "--dump", str(dumps[s])) for s in range(4)]
             spec = TableSpec(
                 options=Options(hands=HANDS),
@@ -145,7 +149,8 @@ def test_no_seat_is_ever_shown_a_hidden_card(stub: Callable[..., Manifest], tmp_
                 time=TimeControl(decision_ms=5000),
                 table_id=f"hidden{k}",
             )
-            table, records = await play_table(server, spec, bots)
+            # The bots' sandboxes show them this folder alone, writable by their own uids.
+            table, records = await play_table(server, spec, bots, writable=[seen])
             assert records[0].termination is Termination.NORMAL
             assert records[0].failures == []
             return table.id
@@ -161,6 +166,6 @@ def test_no_seat_is_ever_shown_a_hidden_card(stub: Callable[..., Manifest], tmp_
         hands = hands_of(replay)
         assert len(hands) == HANDS
         for s in range(4):
-            lines = (tmp_path / f"t{k}-seat{s}.hex").read_text().split()
+            lines = (seen / f"t{k}-seat{s}.hex").read_text().split()
             total += check_seat(s, lines, hands)
     assert total > TABLES * HANDS * 100

@@ -63,6 +63,7 @@ def test_heuristic_beats_random_quickly_and_resumes(tmp_path: Path) -> None:
     assert code == 0, err
     assert seconds < 60
     assert "PASS" in out and "LLR" in err  # the verdict on stdout, the live line on stderr
+    assert "bot processes sandboxed: full" in err
     data, xml = reports(tmp_path)
     assert data["verdict"] == "H1" and data["passed"] and data["exit_code"] == 0
     assert (data["elo0"], data["elo1"]) == PRESETS["gain"]

