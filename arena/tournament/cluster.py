@@ -5,11 +5,13 @@ running ``dask scheduler`` with ``dask worker`` processes) or ``--cluster local:
 cluster of N worker processes, started and stopped here). Dask is an optional dependency
 (``pip install 'tichu-arena[cluster]'``).
 
-* **A task is a duplicate pair**: the pending plays of one board at one line-up (both
-  rotations), so a worker plays the whole comparison. The worker runs the referee in its own
-  process and starts the bots there (each play on fresh bot processes, as the local runner
-  does, sandboxed where the worker's host allows); it returns each play's hand rows, failure
-  count, replay and bot logs. Nothing on the worker touches the results database.
+* **A task is a batch of duplicate pairs**: the pending plays of up to ``boards_per_task``
+  boards of one table of one round (one line-up), both rotations, so a worker plays whole
+  comparisons. The worker runs the referee in its own process and starts the bots there,
+  sandboxed as well as its host allows: one set of four processes per rotation, reused over
+  the batch's boards and never shared between rotations (as the local runner's sessions), the
+  two rotations played at once. It returns each play's hand rows, failure count and replay,
+  and the bots' logs. Nothing on the worker touches the results database.
 * **One writer**: the driver records each returned play (replay file first, then its hands in
   one transaction), exactly as the local runner does. A task's Dask key is made of its play
   ids, and a play already recorded is never written again, so a task re-run after a lost
@@ -47,14 +49,15 @@ __all__ = [
     "DaskExecutor",
     "PairTask",
     "PlayOutcome",
-    "TaskPlay",
+    "TaskResult",
+    "TaskSession",
     "executor_for",
     "pair_tasks",
     "play_task",
 ]
 
 LOG_BYTES = 256 * 1024
-"""The most of each bot's log a worker sends back per play (the end of it is kept)."""
+"""The most of each bot's log a worker sends back per session (the end of it is kept)."""
 
 ENV_CACHE = "TICHU_ARENA_CACHE"
 """A worker's folder for unpacked bot bundles (default: a folder in the system's temp)."""
@@ -64,20 +67,24 @@ class ClusterError(ArenaError):
     """The cluster cannot be reached, lacks Dask, or a task failed on every try."""
 
 
-@dataclass(frozen=True)
-class TaskPlay:
-    """One play of a task: its id in the store and the table that plays it."""
+BOARDS_PER_TASK = 8
+"""Boards (duplicate pairs) a task plays by default: enough to amortise the bots' start-up."""
 
-    play_id: int
+
+@dataclass(frozen=True)
+class TaskSession:
+    """One rotation of a task: the play ids in order and the table that plays them."""
+
+    play_ids: tuple[int, ...]
     table: TableSpec
 
 
 @dataclass(frozen=True)
 class PairTask:
-    """The pending plays of one board at one line-up, and the four bots, as sent to a worker."""
+    """Duplicate pairs of one line-up and the four bots, as sent to a worker."""
 
     key: str
-    plays: tuple[TaskPlay, ...]
+    sessions: tuple[TaskSession, ...]
     bots: tuple[BotBundle, BotBundle, BotBundle, BotBundle]
     limits: Limits
     allow_unsandboxed: bool = False
@@ -91,8 +98,15 @@ class PlayOutcome:
     rows: tuple[HandRow, ...]
     failures: int
     replay: bytes
-    logs: tuple[tuple[str, bytes], ...]
     sandbox: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class TaskResult:
+    """What a worker returns for a task: its plays, and each session's bot logs by table."""
+
+    plays: tuple[PlayOutcome, ...]
+    logs: tuple[tuple[str, tuple[tuple[str, bytes], ...]], ...]
 
 
 def executor_for(cluster: str | None, allow_unsandboxed: bool = False) -> DaskExecutor | None:
@@ -103,35 +117,44 @@ def executor_for(cluster: str | None, allow_unsandboxed: bool = False) -> DaskEx
 
 
 def pair_tasks(
-    runner: EventRunner, pending: Sequence[StoredPlay], allow_unsandboxed: bool = False
+    runner: EventRunner,
+    pending: Sequence[StoredPlay],
+    allow_unsandboxed: bool = False,
+    boards_per_task: int = BOARDS_PER_TASK,
 ) -> list[PairTask]:
-    """Groups ``pending`` into duplicate pairs (round, table, board), in running order."""
+    """Groups ``pending`` into tasks of up to ``boards_per_task`` boards of one table and round."""
+    if boards_per_task < 1:
+        raise ValueError(f"boards_per_task must be at least 1, not {boards_per_task}")
     bundles = {name: bundle_of(m) for name, m in runner.manifests.items()}
-    groups: dict[tuple[int, int, int], list[StoredPlay]] = {}
+    tables: dict[tuple[int, int], list[StoredPlay]] = {}
     for sp in pending:
-        p = sp.play
-        groups.setdefault((p.round, p.table, p.board), []).append(sp)
+        tables.setdefault((sp.play.round, sp.play.table), []).append(sp)
     tasks = []
-    for (round_, table, board), plays in groups.items():
-        seats = plays[0].play.seats
-        task_plays = tuple(
-            TaskPlay(
-                sp.id,
-                runner.table_spec(
-                    seats, [sp], f"r{round_}-t{table}-b{board}-rot{sp.play.rotation}", [None]
-                ),
+    for (round_, table), plays in tables.items():
+        boards = sorted({sp.play.board for sp in plays})
+        for i in range(0, len(boards), boards_per_task):
+            chosen = set(boards[i : i + boards_per_task])
+            batch = sorted(
+                (sp for sp in plays if sp.play.board in chosen),
+                key=lambda sp: (sp.play.rotation, sp.play.board),
             )
-            for sp in plays
-        )
-        key = f"tichu-{runner.event}-plays-" + "-".join(str(sp.id) for sp in plays)
-        b = tuple(bundles[name] for name in seats)
-        four = (b[0], b[1], b[2], b[3])
-        tasks.append(PairTask(key, task_plays, four, runner.spec.limits, allow_unsandboxed))
+            sessions = []
+            for rotation in sorted({sp.play.rotation for sp in batch}):
+                group = [sp for sp in batch if sp.play.rotation == rotation]
+                table_id = f"r{round_}-t{table}-rot{rotation}-p{group[0].play.ordinal}"
+                spec = runner.table_spec(group[0].play.seats, group, table_id, [None] * len(group))
+                sessions.append(TaskSession(tuple(sp.id for sp in group), spec))
+            key = f"tichu-{runner.event}-plays-" + "-".join(str(sp.id) for sp in batch)
+            b = tuple(bundles[name] for name in batch[0].play.seats)
+            four = (b[0], b[1], b[2], b[3])
+            tasks.append(
+                PairTask(key, tuple(sessions), four, runner.spec.limits, allow_unsandboxed)
+            )
     return tasks
 
 
-def play_task(task: PairTask) -> list[PlayOutcome]:
-    """Plays a task's plays on this worker and returns their outcomes (runs on the worker)."""
+def play_task(task: PairTask) -> TaskResult:
+    """Plays a task's sessions on this worker and returns their outcomes (runs on the worker)."""
     from arena.runtime import configure
 
     configure()  # before this process imports gRPC, if it has not yet
@@ -141,47 +164,58 @@ def play_task(task: PairTask) -> list[PlayOutcome]:
     cache.mkdir(parents=True, exist_ok=True)
     manifests = [unpack(bundle, cache) for bundle in task.bots]
     with tempfile.TemporaryDirectory(prefix="tichu-task-") as tmp:
-        outcomes: list[PlayOutcome] = run_loop(_play(task, manifests, Path(tmp)))
-    return outcomes
+        result: TaskResult = run_loop(_play(task, manifests, Path(tmp)))
+    return result
 
 
-async def _play(task: PairTask, manifests: list[Any], tmp: Path) -> list[PlayOutcome]:
+async def _play(task: PairTask, manifests: list[Any], tmp: Path) -> TaskResult:
+    import asyncio
+
     from arena.server import ArenaServer, play_table
     from arena.server.sandbox import require_sandbox
 
     sandbox = require_sandbox(task.allow_unsandboxed)  # this worker's host, probed once
     server = ArenaServer(port=0, runs_dir=None)
     await server.start()
+
+    async def session(s: TaskSession) -> list[PlayOutcome]:
+        table_id = s.table.table_id or "table"
+        replays = [tmp / f"play-{play_id}.json" for play_id in s.play_ids]
+        plans = tuple(
+            replace(plan, replay=path) for plan, path in zip(s.table.plans, replays, strict=True)
+        )
+        _, records = await play_table(
+            server,
+            replace(s.table, plans=plans),
+            manifests,
+            log_dir=tmp / "logs" / table_id,
+            sandbox=sandbox,
+            limits=task.limits,
+        )
+        if len(records) != len(s.play_ids) or any(
+            r.termination is Termination.ABORTED for r in records
+        ):
+            raise ClusterError(f"table {table_id} was cut short on the worker")
+        return [
+            PlayOutcome(
+                play_id,
+                tuple(hand_rows(record)),
+                len(record.failures),
+                path.read_bytes(),
+                record.replay.meta.get("sandbox"),
+            )
+            for play_id, record, path in zip(s.play_ids, records, replays, strict=True)
+        ]
+
     try:
-        out = []
-        for play in task.plays:
-            replay = tmp / f"play-{play.play_id}.json"
-            plan = replace(play.table.plans[0], replay=replay)
-            logs = tmp / f"logs-{play.play_id}"
-            _, records = await play_table(
-                server,
-                replace(play.table, plans=(plan,)),
-                manifests,
-                log_dir=logs,
-                sandbox=sandbox,
-                limits=task.limits,
-            )
-            if not records or records[0].termination is Termination.ABORTED:
-                raise ClusterError(f"play {play.play_id} was cut short on the worker")
-            record = records[0]
-            out.append(
-                PlayOutcome(
-                    play.play_id,
-                    tuple(hand_rows(record)),
-                    len(record.failures),
-                    replay.read_bytes(),
-                    tuple(_logs(logs)),
-                    record.replay.meta.get("sandbox"),
-                )
-            )
-        return out
+        done = await asyncio.gather(*(session(s) for s in task.sessions))
     finally:
         await server.stop(grace_s=1.0)
+    logs = tuple(
+        (s.table.table_id or "table", tuple(_logs(tmp / "logs" / (s.table.table_id or "table"))))
+        for s in task.sessions
+    )
+    return TaskResult(tuple(o for outcomes in done for o in outcomes), logs)
 
 
 def _logs(folder: Path) -> Iterator[tuple[str, bytes]]:
@@ -199,14 +233,23 @@ class DaskExecutor:
 
     ``address`` is a scheduler (``tcp://HOST:8786``) or ``local:N`` for a local cluster of
     N single-threaded worker processes. ``retries`` is how often Dask re-runs a task whose
-    worker died or that raised. Each worker sandboxes its bots as well as its host allows,
-    and refuses less than ``full`` unless ``allow_unsandboxed``.
+    worker died or that raised; ``boards_per_task`` sizes the tasks. Each worker sandboxes its
+    bots as well as its host allows, and refuses less than ``full`` unless
+    ``allow_unsandboxed``.
     """
 
-    def __init__(self, address: str, *, retries: int = 3, allow_unsandboxed: bool = False) -> None:
+    def __init__(
+        self,
+        address: str,
+        *,
+        retries: int = 3,
+        allow_unsandboxed: bool = False,
+        boards_per_task: int = BOARDS_PER_TASK,
+    ) -> None:
         self.address = address
         self.retries = retries
         self.allow_unsandboxed = allow_unsandboxed
+        self.boards_per_task = boards_per_task
         self._client: Any = None
         self._futures: list[Any] = []
         self._lock = threading.Lock()
@@ -218,7 +261,7 @@ class DaskExecutor:
         except ImportError:
             raise ClusterError("--cluster needs Dask: pip install 'tichu-arena[cluster]'") from None
         by_id = {sp.id: sp for sp in pending}
-        tasks = pair_tasks(runner, pending, self.allow_unsandboxed)
+        tasks = pair_tasks(runner, pending, self.allow_unsandboxed, self.boards_per_task)
         with self._connect() as client, _stop_on_signals(runner):
             self._client = client
             with self._lock:
@@ -234,11 +277,12 @@ class DaskExecutor:
                 if future.cancelled():
                     continue
                 try:
-                    outcomes = future.result()
+                    result = future.result()
                 except Exception as e:  # the task failed on every try: say which and why
                     self.stop()
                     raise ClusterError(f"a task failed on the cluster: {e}") from None
-                for outcome in outcomes:
+                self._write_logs(runner, result)
+                for outcome in result.plays:
                     self._record(runner, by_id[outcome.play_id], outcome)
             self._client = None
 
@@ -280,18 +324,22 @@ class DaskExecutor:
             yield client
 
     @staticmethod
+    def _write_logs(runner: EventRunner, result: TaskResult) -> None:
+        if runner.log_dir is None:
+            return
+        for table_id, files in result.logs:
+            folder = runner.log_dir / table_id
+            folder.mkdir(parents=True, exist_ok=True)
+            for name, data in files:
+                (folder / name).write_bytes(data)
+
+    @staticmethod
     def _record(runner: EventRunner, sp: StoredPlay, outcome: PlayOutcome) -> None:
         replay = runner.store.replay_path(runner.event, sp.play)
         replay.parent.mkdir(parents=True, exist_ok=True)
         partial = replay.with_name(replay.name + ".part")
         partial.write_bytes(outcome.replay)
         partial.replace(replay)
-        if runner.log_dir is not None and outcome.logs:
-            p = sp.play
-            folder = runner.log_dir / f"r{p.round}-t{p.table}-b{p.board}-rot{p.rotation}"
-            folder.mkdir(parents=True, exist_ok=True)
-            for name, data in outcome.logs:
-                (folder / name).write_bytes(data)
         runner.record_play(sp, outcome.rows, outcome.failures, replay, outcome.sandbox)
 
 
