@@ -88,7 +88,14 @@ def serve(
             min=0.1, help="Seconds a table waits for its bots; absent seats are given up."
         ),
     ] = 600.0,
-    seed: Annotated[int, typer.Option(help="Seed of the first table's first match.")] = 1,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            help="Seed of the first table's first match (table k: seed + 1000·k). Default: every"
+            " match draws 128 random bits. A given seed's deals can be guessed: tests only.",
+        ),
+    ] = None,
     target: TargetOpt = 1000,
     hands: HandsOpt = 0,
     grand: GrandOpt = True,
@@ -163,7 +170,8 @@ async def _serve(
     )
     made = []
     for k in range(n_tables):
-        table = server.create_table(replace(spec, seed=spec.seed + 1000 * k))
+        seed = None if spec.seed is None else spec.seed + 1000 * k
+        table = server.create_table(replace(spec, seed=seed))
         made.append({"table_id": table.id, "tokens": table.tokens})
     if made:
         text = json.dumps({"server": f"{host}:{bound}", "tables": made}, indent=1)

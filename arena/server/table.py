@@ -65,14 +65,15 @@ class TableSpec:
     """What a table plays: rules, seed, clock, policy, names, and how many matches.
 
     ``names`` are the seats' display names (``None``: the bots' Hello names, not announced
-    in ``Welcome``). Match *k* (from 1) uses seed ``seed + k - 1``. ``replay`` is where the
+    in ``Welcome``). Match *k* (from 1) uses seed ``seed + k - 1``; with ``seed = None``
+    every match draws a fresh 128-bit seed, which no seat can guess. ``replay`` is where the
     single match's replay goes (default ``<runs>/<table id>/match-<k>.json``). ``plans``,
     when given, replaces ``matches``, ``seed``, ``deals`` and ``replay``: one match per plan,
     in order, on the same bot streams.
     """
 
     options: Options = field(default_factory=Options)
-    seed: int = 0
+    seed: int | None = 0
     deals: tuple[Deal, ...] = ()
     time: TimeControl = field(default_factory=TimeControl)
     policy: FailurePolicy = field(default_factory=FailurePolicy)
@@ -184,7 +185,11 @@ class Table:
     async def _play(self, k: int) -> MatchRecord:
         spec = self.spec
         names = spec.names or tuple(seat.name or f"seat {seat.seat}" for seat in self.seats)
-        plan = spec.plans[k - 1] if spec.plans else MatchPlan(spec.seed + k - 1, spec.deals)
+        if spec.plans:
+            plan = spec.plans[k - 1]
+        else:
+            seed = secrets.randbits(128) if spec.seed is None else spec.seed + k - 1
+            plan = MatchPlan(seed, spec.deals)
         config = MatchConfig(
             options=spec.options,
             seed=plan.seed,

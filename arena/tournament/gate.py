@@ -44,7 +44,7 @@ from arena.ratings.sprt import (
 )
 from arena.rules import ArenaError
 from arena.server.manifest import resolve_bot
-from arena.tournament.model import EventFileError, PlannedPlay, parse_event, plan_event
+from arena.tournament.model import EventFileError, PlannedPlay, parse_event
 from arena.tournament.runner import EventRunner, Progress
 from arena.tournament.store import EventStore
 
@@ -336,10 +336,13 @@ def run_gate(config: GateConfig, on_look: Callable[[GateLook], None] | None = No
     data = build_event_data(config)
     try:
         spec = parse_event(data, source="gate", base_dir=Path.cwd())
-        plan = plan_event(spec)
     except EventFileError as e:
         raise GateError(_bot_problems(e, config.mixed)) from None
     with _database(config.db) as path, EventStore(path) as store:
+        try:
+            plan = store.plan(spec)
+        except EventFileError as e:
+            raise GateError(_bot_problems(e, config.mixed)) from None
         try:
             store.create_event(spec, plan)
             runner = EventRunner(store, EVENT_NAME, spec, jobs=config.jobs)
