@@ -14,7 +14,9 @@ wire's vocabulary (``TableEvent``), numbered by the table's ``state_seq``.
 * **Failures.** A seat's answer may report a timeout, malformed or illegal answers, or a
   crash; transports report lost and resumed seats through ``seat_lost``/``seat_back``. The
   ``Adjudicator`` decides the outcome, which is recorded and announced as a ``FAILURE``
-  event (privately, for a bomb window).
+  event (privately, for a bomb window). Other seats never see a failure's detail, only its
+  ``public`` text; the strike count they see leaves out bomb-window strikes, and a seat whose
+  strike limit a bomb window reached is given up only when that hand is over (docs/security.md).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from arena.referee.policy import (
     GiveUp,
     Termination,
     TimeControl,
+    cap_text,
     default_action,
 )
 from arena.referee.record import MatchRecord
@@ -148,6 +151,8 @@ class Referee:
         self._trick_cards = 0
         self._decision_ms = cfg.time.decision_ms
         self._grace: dict[int, asyncio.TimerHandle] = {}
+        # seat -> (hand, failure) of a bomb window that reached the seat's strike limit
+        self._deferred: dict[int, tuple[int, FailureKind]] = {}
         self._task: asyncio.Task[Any] | None = None
         self._stop: tuple[Termination, str, int] | None = None
         self._outcome: MatchOutcome | None = None
@@ -176,6 +181,7 @@ class Referee:
                 raise _Stop
             self._publish_new()
             await self._loop()
+            self._give_up_deferred(True)
             outcome = self._normal_outcome()
         except _Stop:
             outcome = self._stopped_outcome()
@@ -261,6 +267,8 @@ class Referee:
         while not m.over:
             if self._stop is not None:
                 raise _Stop
+            if self._deferred:
+                self._give_up_deferred(False)
             if cap and len(m.hand_results) >= cap:
                 self._halt(Termination.ADJUDICATED, f"hand cap {cap} reached", -1)
                 raise _Stop
@@ -361,12 +369,24 @@ class Referee:
             self._give_up(s, kind, detail, rid, decision)
             self._apply_default(s, obs)
             return
-        give_up = self.adjudicator.strike(s)
+        give_up = self.adjudicator.strike(s, window)
         self._record(s, kind, FailureOutcome.DEFAULT_ACTION, rid, detail, window, decision)
         self._apply_default(s, obs)
-        if give_up:
+        if give_up and window:  # now would tell the table the seat holds a bomb
+            self._deferred.setdefault(s, (self.match.hand_no, kind))
+        elif give_up:
             strikes = self.adjudicator.seats[s].strikes
             self._give_up(s, kind, f"{strikes} strikes", 0)
+
+    def _give_up_deferred(self, match_over: bool) -> None:
+        """Gives up the seats whose limit a bomb window reached, once their hand is over."""
+        hand = self.match.hand_no
+        for s, (k, kind) in list(self._deferred.items()):
+            if match_over or k < hand:
+                del self._deferred[s]
+                if not self.adjudicator.seats[s].given_up:
+                    strikes = self.adjudicator.seats[s].strikes
+                    self._give_up(s, kind, f"{strikes} strikes", 0)
 
     def _apply_default(self, s: int, obs: Observation) -> None:
         self.defaults += 1
@@ -425,8 +445,11 @@ class Referee:
 
         A failure about a bomb window is private: it goes to its seat only and does not
         advance the table's ``state_seq``, so the other seats see no gap in the numbering.
+        The detail is capped (``cap_text``); a public failure shows the publicly counted
+        strikes.
         """
         m = self.match
+        rec = self.adjudicator.seats[s]
         failure = Failure(
             seat=s,
             kind=kind,
@@ -434,8 +457,8 @@ class Referee:
             hand=m.hand_no + 1,
             decision=len(m.actions) if decision is None else decision,
             request_id=rid,
-            strikes=self.adjudicator.seats[s].strikes,
-            detail=detail,
+            strikes=rec.strikes if private else rec.shown,
+            detail=cap_text(detail),
             private=private,
         )
         self.failures.append(failure)

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 import grpc
 from google.protobuf.message import DecodeError
 
-from arena.referee.policy import FailureKind
+from arena.referee.policy import Failure, FailureKind, cap_text
 from arena.referee.seat import Answer, Decision, EventType, MatchInfo, TableEvent
 from arena.server.codec import (
     EventBytes,
@@ -50,6 +50,7 @@ class Refused(Exception):
     """A ``Hello`` that cannot be accepted: the gRPC status and message to close with."""
 
     def __init__(self, code: grpc.StatusCode, message: str) -> None:
+        message = cap_text(message)
         super().__init__(message)
         self.code = code
         self.message = message
@@ -220,6 +221,7 @@ class GrpcSeat:
         self._rid = 0
         self._own: bytearray | None = None  # this seat's history, once it differs
         self._defaulted: set[int] = set()
+        self._told: set[int] = set()  # requests whose failure detail the seat had in-band
         self._welcomed = 0  # match_no of the last Welcome sent for this seat
         self._alarm: asyncio.TimerHandle | None = None  # the clock (see ``_ring``)
         self._alarm_at = 0.0
@@ -233,6 +235,7 @@ class GrpcSeat:
         self._rid = 0
         self._own = None
         self._defaulted.clear()
+        self._told.clear()
         st = self.stream
         if st is not None and self._welcomed != info.match_no:
             self._welcomed = info.match_no
@@ -247,6 +250,8 @@ class GrpcSeat:
         st = self.stream
         if st is None:
             return
+        if event.failure is not None and event.seat == self.seat:
+            self._tell(st, event.failure)
         if not st.results_only:
             st.send(eb.message)
         else:
@@ -266,6 +271,11 @@ class GrpcSeat:
         elif t is not EventType.MATCH_END:
             assert self._own is not None
             self._own += eb.history
+
+    def _tell(self, stream: Stream, f: Failure) -> None:
+        """Sends the seat the detail of its own failure, unless it already had it in-band."""
+        if f.detail and f.request_id and f.request_id not in self._told:
+            stream.send(error_bytes(pb.ERROR_CODE_UNSPECIFIED, f.request_id, f.detail))
 
     @property
     def history(self) -> bytes | bytearray:
@@ -425,6 +435,8 @@ class GrpcSeat:
         if limit and op.rejections >= limit:
             kind = FailureKind.ILLEGAL if code in _ILLEGAL_CODES else FailureKind.MALFORMED
             self._defaulted.add(op.rid)
+            self._told.add(op.rid)
+            stream.send(error_bytes(code, op.rid, text))
             elapsed = (_clock() - op.sent) * 1000.0
             detail = f"{op.rejections} rejected answers; the last: {text}"
             op.future.set_result(Answer(None, False, elapsed, kind, detail, op.rid))
@@ -454,6 +466,7 @@ class GrpcSeat:
         if op.future.done():
             return
         self._defaulted.add(op.rid)
+        self._told.add(op.rid)  # the seat knows it did not answer
         total = op.decision.deadline_ms + op.decision.bank_ms
         elapsed = (_clock() - op.sent) * 1000.0
         op.future.set_result(
@@ -472,12 +485,16 @@ def broadcast(seats: Sequence[GrpcSeat], codec: EventCodec, event: TableEvent) -
     eb = codec.encode(event)
     t = event.type
     result = t in _RESULTS
-    failure = t is EventType.FAILURE
+    failure = event.failure
     for seat in seats:
         if seat._own is not None:
             seat._own_history(event, eb)
         st = seat.stream
-        if st is not None and (
-            result or not st.results_only or (failure and event.seat == seat.seat)
-        ):
+        if st is None:
+            continue
+        own = failure is not None and event.seat == seat.seat
+        if own:
+            assert failure is not None
+            seat._tell(st, failure)
+        if result or not st.results_only or own:
             st.send(eb.message)

@@ -125,13 +125,16 @@ def test_wrong_answers_are_rejected_in_band_and_asked_again() -> None:
         assert e.code == pb.ERROR_CODE_MALFORMED
         assert "out of range" in e.message
         await me.send(pb.BotMessage())  # no payload: the third counted rejection
+        last = (await me.next("error")).error
+        assert (last.code, last.request_id, last.ms_left) == (pb.ERROR_CODE_MALFORMED, 1, 0)
         failure = (await me.next("event")).event.failure
         assert (failure.seat, failure.kind, failure.outcome) == (
             0,
             pb.FAILURE_KIND_MALFORMED,
             pb.FAILURE_OUTCOME_DEFAULT_ACTION,
         )
-        assert "3 rejected answers" in failure.detail
+        # every seat sees the referee's own words; the detail is the seat's (in-band) alone
+        assert failure.detail == "malformed answers; the default action was applied"
         d2 = (await me.next("decision")).decision
         e = await error_for(pb.Action(request_id=1, state_seq=d.state_seq))
         assert e.code == pb.ERROR_CODE_TOO_LATE
