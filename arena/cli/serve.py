@@ -2,7 +2,9 @@
 
 Tables come from ``--tables N`` (created at start; their seat tokens are printed, or written
 to ``--tokens FILE`` as JSON) and, with ``--open``, from bots that join with a registered key
-(``--keys FILE``: a TOML table ``[keys]`` of ``bot name = "key"``). SIGINT or SIGTERM shuts
+(``--keys FILE``: a TOML table ``[keys]`` of ``bot name = "key"``, and optionally ``[seats]``
+of ``bot name = N`` for a key that may fill N seats of one table; default 1). Without
+``--seed`` every match is dealt from 128 fresh random bits. SIGINT or SIGTERM shuts
 down gracefully: running matches get ``--grace`` seconds, then they are aborted.
 """
 
@@ -43,13 +45,35 @@ from arena.server import ArenaServer, Seating, Table, TableSpec
 console = Console(stderr=True, soft_wrap=True)
 
 
-def load_keys(path: Path) -> dict[str, str]:
-    """Reads ``[keys]`` (bot name = key) from a TOML file; returns key -> name."""
+def _keys_file(path: Path) -> dict[str, object]:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as e:
         raise ValueError(f"{path}: cannot read keys: {e}") from e
-    keys = data.get("keys")
+
+
+def load_key_seats(path: Path) -> dict[str, int]:
+    """Reads the optional ``[seats]`` (bot name = 1..4 seats of one open table); key -> seats.
+
+    A bot missing there fills one seat of a table.
+    """
+    keys = {name: key for key, name in load_keys(path).items()}
+    seats = _keys_file(path).get("seats", {})
+    if not isinstance(seats, dict):
+        raise ValueError(f"{path}: [seats] must be a table of bot name = seats")
+    out: dict[str, int] = {}
+    for name, count in seats.items():
+        if name not in keys:
+            raise ValueError(f"{path}: [seats] names {name!r}, which has no key")
+        if type(count) is not int or not 1 <= count <= 4:
+            raise ValueError(f"{path}: seats of {name!r} must be 1 to 4")
+        out[keys[name]] = count
+    return out
+
+
+def load_keys(path: Path) -> dict[str, str]:
+    """Reads ``[keys]`` (bot name = key) from a TOML file; returns key -> name."""
+    keys = _keys_file(path).get("keys")
     if not isinstance(keys, dict) or not keys:
         raise ValueError(f'{path}: needs a [keys] table of bot name = "key"')
     out: dict[str, str] = {}
@@ -112,12 +136,14 @@ def serve(
 ) -> None:
     """Run the referee server: pre-made tables and/or open tables, until interrupted."""
     key_map: dict[str, str] | None = None
+    key_seats: dict[str, int] = {}
     if open_tables:
         if keys is None:
             console.print("[red]error[/red]: --open needs --keys FILE")
             raise typer.Exit(2)
         try:
             key_map = load_keys(keys)
+            key_seats = load_key_seats(keys)
         except ValueError as e:
             console.print(f"[red]error[/red]: {escape(str(e))}", highlight=False)
             raise typer.Exit(2) from None
@@ -129,7 +155,7 @@ def serve(
         matches=matches,
         startup_timeout_s=join_timeout,
     )
-    run_loop(_serve(host, port, tables, tokens, key_map, seating, spec, runs, grace))
+    run_loop(_serve(host, port, tables, tokens, key_map, key_seats, seating, spec, runs, grace))
 
 
 def _report(table: Table, k: int, record: MatchRecord) -> None:
@@ -151,13 +177,20 @@ async def _serve(
     n_tables: int,
     tokens_out: Path | None,
     key_map: dict[str, str] | None,
+    key_seats: dict[str, int],
     seating: Seating,
     spec: TableSpec,
     runs: Path,
     grace: float,
 ) -> None:
     server = ArenaServer(
-        host=host, port=port, runs_dir=runs, keys=key_map, open_spec=spec, seating=seating
+        host=host,
+        port=port,
+        runs_dir=runs,
+        keys=key_map,
+        open_spec=spec,
+        seating=seating,
+        key_seats=key_seats,
     )
     server.manager.on_match = _report
     bound = await server.start()

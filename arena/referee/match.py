@@ -236,14 +236,22 @@ class Referee:
         grace = self.config.policy.reconnect_grace_ms / 1000.0
         self._grace[seat] = loop.call_later(grace, self._grace_over, seat, kind)
 
-    def seat_back(self, seat: int) -> None:
-        """A transport reports that a held seat resumed within the grace period."""
+    def seat_back(self, seat: int, took_over: bool = False, peer: str = "") -> None:
+        """A transport reports that a seat resumed: held in its grace period, or not.
+
+        Every resume is recorded (``RECONNECTED``, with ``peer`` in the detail); one that
+        ``took_over`` a live stream (a stolen token, or a bot that lost track of its stream)
+        is recorded as a ``DISCONNECT`` of the old stream.
+        """
         if self._outcome is not None or self._stop is not None:
             return
         kind = self.adjudicator.back(seat)
         self._cancel_grace(seat)
-        if kind is not None:
-            self._record(seat, kind, FailureOutcome.RECONNECTED, 0, "resumed")
+        detail = f"resumed from {peer}" if peer else "resumed"
+        if took_over:
+            detail += " over a live stream, which was closed"
+        kind = kind or FailureKind.DISCONNECT
+        self._record(seat, kind, FailureOutcome.RECONNECTED, 0, detail)
 
     def given_up(self, seat: int) -> bool:
         """Whether ``seat`` has been given up in this match."""

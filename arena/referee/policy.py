@@ -95,18 +95,31 @@ class TimeControl:
 
 @dataclass(frozen=True)
 class FailurePolicy:
-    """Strikes, rejections, reconnect grace and what happens to a seat that is given up.
+    """Strikes, rejections, reconnect grace, resumes and what happens to a seat given up.
 
-    ``max_strikes`` and ``max_rejections`` of 0 mean no limit.
+    ``max_strikes`` and ``max_rejections`` of 0 mean no limit. ``max_resumes`` is how many
+    times a seat may be resumed (``Hello.resume``) in a match, at least ``resume_gap_ms``
+    apart; 0 forbids resuming, so a seat that loses its stream is given up after the grace.
     """
 
     max_strikes: int = 3
     max_rejections: int = 3
     reconnect_grace_ms: int = 5000
     give_up: GiveUp = GiveUp.DEFAULT_ACTIONS
+    max_resumes: int = 10
+    resume_gap_ms: int = 1000
 
     def __post_init__(self) -> None:
-        if min(self.max_strikes, self.max_rejections, self.reconnect_grace_ms) < 0:
+        if (
+            min(
+                self.max_strikes,
+                self.max_rejections,
+                self.reconnect_grace_ms,
+                self.max_resumes,
+                self.resume_gap_ms,
+            )
+            < 0
+        ):
             raise ValueError(f"bad failure policy {self!r}")
 
 

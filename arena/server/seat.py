@@ -71,6 +71,7 @@ class Stream:
 
     def __init__(self, context: Context, hello: pb.Hello) -> None:
         self.context = context
+        self.peer: str = context.peer()
         self.name = hello.bot_name[:64]
         self.results_only = hello.results_only
         self.owner: StreamOwner | None = None
@@ -147,11 +148,14 @@ class TableHooks(Protocol):
     def seat_lost(self, seat: int) -> None:
         """The seat's stream ended or broke."""
 
-    def seat_back(self, seat: int) -> None:
-        """A stream resumed the seat during a match."""
+    def seat_back(self, seat: int, took_over: bool, peer: str) -> None:
+        """A stream resumed the seat during a match (``took_over``: from a live stream)."""
 
     def refuse_join(self, seat: int, resume: bool) -> Refused | None:
-        """Why a stream may not take the seat now (match over, seat given up), or ``None``."""
+        """Why a stream may not take the seat now, or ``None``.
+
+        ``resume``: the seat already played in this match (its policy may forbid resumes).
+        """
 
 
 @dataclass(eq=False, slots=True)
@@ -312,8 +316,14 @@ class GrpcSeat:
     # ---------------------------------------------------------------- streams
 
     def attach(self, stream: Stream, resume: bool) -> None:
-        """Seats a stream; raises ``Refused`` when the seat cannot take it."""
-        why = self.table.refuse_join(self.seat, resume)
+        """Seats a stream; raises ``Refused`` when the seat cannot take it.
+
+        Taking a seat that already played in this match is a resume: the table may refuse
+        it (its policy, its rate limit) and the referee records it, with the peer's address.
+        """
+        info = self.info
+        resumed = self._welcomed == info.match_no
+        why = self.table.refuse_join(self.seat, resume and resumed)
         if why is not None:
             raise why
         old = self.stream
@@ -326,8 +336,6 @@ class GrpcSeat:
                 )
             self.stream = None
             old.close(grpc.StatusCode.ABORTED, "another stream resumed this seat")
-        info = self.info
-        resumed = self._welcomed == info.match_no
         self._welcomed = info.match_no
         self.stream = stream
         self.name = stream.name or self.name
@@ -336,7 +344,7 @@ class GrpcSeat:
         self.joined = True
         self.table.seat_joined(self.seat)
         if resumed:
-            self.table.seat_back(self.seat)
+            self.table.seat_back(self.seat, old is not None, stream.peer)
         op = self._open
         if op is not None:
             self._resend(stream, op)

@@ -128,6 +128,7 @@ class Table:
         self._exited: set[int] = set()
         self._exit_codes: dict[int, int] = {}
         self._lost: dict[int, asyncio.TimerHandle] = {}
+        self._resumes: dict[int, list[float]] = {}  # seat -> loop times of its resumes (match)
         self._all_joined = asyncio.Event()
         self.codec = codec = EventCodec(spec.options.tournament)
         self.seats = [GrpcSeat(self, s, tokens[s], self._info(s, 1), codec) for s in range(4)]
@@ -204,6 +205,7 @@ class Table:
             start=plan.start,
         )
         absent = [(s.seat, *self._why_absent(s.seat)) for s in self.seats if s.stream is None]
+        self._resumes.clear()
         watch = self._watch if self.watchers else None
         referee = Referee(
             self.seats,
@@ -285,18 +287,21 @@ class Table:
             loop = asyncio.get_running_loop()
             self._lost[seat] = loop.call_later(CRASH_CHECK_S, self._lost_check, seat)
             return
-        referee.seat_lost(seat, FailureKind.DISCONNECT, "the stream ended")
+        referee.seat_lost(seat, FailureKind.DISCONNECT, "the stream ended", self._resumable(seat))
 
     def _lost_check(self, seat: int) -> None:
         self._lost.pop(seat, None)
         referee = self.referee
         if referee is not None and seat not in self._exited and self.seats[seat].stream is None:
-            referee.seat_lost(seat, FailureKind.DISCONNECT, "the stream ended")
+            referee.seat_lost(
+                seat, FailureKind.DISCONNECT, "the stream ended", self._resumable(seat)
+            )
 
-    def seat_back(self, seat: int) -> None:
-        """A stream resumed the seat."""
+    def seat_back(self, seat: int, took_over: bool, peer: str) -> None:
+        """A stream resumed the seat: counted for the rate limit and recorded by the referee."""
+        self._resumes.setdefault(seat, []).append(asyncio.get_running_loop().time())
         if self.referee is not None:
-            self.referee.seat_back(seat)
+            self.referee.seat_back(seat, took_over, peer)
 
     def bot_exited(self, seat: int, returncode: int, restarting: bool = False) -> None:
         """The runner saw the seat's bot process exit before the table was done."""
@@ -318,7 +323,11 @@ class Table:
             referee.seat_lost(seat, FailureKind.CRASH, detail, resumable=restarting)
 
     def refuse_join(self, seat: int, resume: bool) -> Refused | None:
-        """Why a stream may not take ``seat`` now, or ``None``."""
+        """Why a stream may not take ``seat`` now, or ``None``.
+
+        A resume (``resume``: the seat already played in this match) must be allowed by the
+        policy (``max_resumes``) and keep to its rate (``resume_gap_ms`` between two).
+        """
         if self.state is TableState.DONE:
             return Refused(grpc.StatusCode.FAILED_PRECONDITION, f"table {self.id} is over")
         if self.shutting_down:
@@ -327,6 +336,34 @@ class Table:
             return Refused(
                 grpc.StatusCode.FAILED_PRECONDITION,
                 f"seat {seat} of table {self.id} was given up for the rest of the match",
+            )
+        if resume and self.referee is not None:
+            return self._refuse_resume(seat)
+        return None
+
+    def _resumable(self, seat: int) -> bool:
+        """Whether the seat may still be resumed in this match (else a drop gives it up)."""
+        limit = self.spec.policy.max_resumes
+        return limit > 0 and len(self._resumes.get(seat, ())) < limit
+
+    def _refuse_resume(self, seat: int) -> Refused | None:
+        policy = self.spec.policy
+        done = self._resumes.get(seat, [])
+        if policy.max_resumes == 0:
+            return Refused(
+                grpc.StatusCode.PERMISSION_DENIED, f"table {self.id} does not allow resuming a seat"
+            )
+        if len(done) >= policy.max_resumes:
+            return Refused(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"seat {seat} of table {self.id} resumed {len(done)} times in this match, the"
+                " most its policy allows",
+            )
+        gap = policy.resume_gap_ms / 1000.0
+        if done and asyncio.get_running_loop().time() - done[-1] < gap:
+            return Refused(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"seat {seat} of table {self.id} resumed less than {policy.resume_gap_ms} ms ago",
             )
         return None
 

@@ -140,9 +140,7 @@ def test_a_version_1_database_is_upgraded_with_no_secret(tmp_path: Path) -> None
         assert store.plan(spec).digest() == plan_event(spec).digest()
         assert len(store.plays()) == len(plan_event(spec).plays)
     conn = sqlite3.connect(path)
-    assert conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (
-        "2",
-    )
+    assert conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("2",)
     assert conn.execute("SELECT secret FROM events").fetchall() == [(None,)]
     conn.close()
 
