@@ -129,6 +129,13 @@ def serve(
     max_rejections: RejectOpt = 3,
     grace_ms: GraceOpt = 5000,
     give_up: GiveUpOpt = GiveUpChoice.DEFAULT_ACTIONS,
+    pace_forced: Annotated[
+        bool,
+        typer.Option(
+            help="Delay forced passes like asked answers, so no seat can tell them apart by"
+            " timing (turn off only for benchmarks)."
+        ),
+    ] = True,
     runs: Annotated[Path, typer.Option(help="Folder for the replays.")] = Path("runs/serve"),
     grace: Annotated[
         float, typer.Option(help="Seconds running matches get at shutdown before aborting.")
@@ -154,6 +161,7 @@ def serve(
         policy=make_policy(max_strikes, max_rejections, grace_ms, give_up),
         matches=matches,
         startup_timeout_s=join_timeout,
+        pace_forced=pace_forced,
     )
     run_loop(_serve(host, port, tables, tokens, key_map, key_seats, seating, spec, runs, grace))
 

@@ -7,7 +7,10 @@ wire's vocabulary (``TableEvent``), numbered by the table's ``state_seq``.
 
 * **Forced actions.** With ``skip_forced`` (the default) a decision with exactly one legal
   answer, for a seat that may not call Tichu, is applied without asking: in practice the
-  pass of a seat that cannot beat the table. Its event is sent as usual.
+  pass of a seat that cannot beat the table. Its event is sent as usual. With
+  ``pace_forced`` the referee first waits as long as the seat took for one of its recent
+  asked passes (drawn at random from its last ``PACE_SAMPLES``), so that the other seats
+  cannot tell a forced pass from an asked one by the time it took (docs/security.md).
 * **Simultaneous decisions.** Grand Tichu and the exchange are asked of all four seats at
   once and applied in seat order when all have answered (the rules core takes them seat by
   seat). Tichu calls riding on exchange answers are therefore announced in seat order.
@@ -22,7 +25,9 @@ wire's vocabulary (``TableEvent``), numbered by the table's ``state_seq``.
 from __future__ import annotations
 
 import asyncio
+import random
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -54,6 +59,7 @@ from arena.rules import (
     CALL_TICHU,
     GRAND,
     NO_GRAND,
+    PASS,
     Action,
     EventKind,
     IllegalActionError,
@@ -68,7 +74,12 @@ from arena.rules.cards import DOG_BIT
 from arena.rules.observe import replace_observation
 from arena.rules.state import Deal, Event
 
+PACE_SAMPLES = 32
+"""Recent asked passes per seat whose answer times a forced action's delay is drawn from."""
+
 _GRAND_LEGAL: tuple[Action, ...] = (NO_GRAND, GRAND)
+_PASS_KIND = PASS.kind
+_PACE_SPIN = 0.002
 _PLAY = EventKind.PLAY
 _PASS = EventKind.PASS
 _OUT = EventKind.OUT
@@ -97,6 +108,9 @@ class MatchConfig:
     ``start``, when given, is a position to play from instead of dealing the first hand (a
     copy is played; build it with ``arena.rules.position`` and the same ``options``). Its
     replay cannot be replayed from its deal. Used by ``arena check-bot``.
+
+    ``pace_forced`` delays each forced action like an asked one (see the module docstring):
+    on for tables of untrusted bots, off where speed is the point (benchmarks).
     """
 
     options: Options = field(default_factory=Options)
@@ -110,6 +124,7 @@ class MatchConfig:
     max_hands: int = 0
     match_no: int = 1
     start: Match | None = None
+    pace_forced: bool = False
 
 
 class _Stop(Exception):
@@ -151,6 +166,8 @@ class Referee:
         self._trick_cards = 0
         self._decision_ms = cfg.time.decision_ms
         self._grace: dict[int, asyncio.TimerHandle] = {}
+        self._paces = [deque[float](maxlen=PACE_SAMPLES) for _ in range(4)]  # seconds
+        self._pace_rng = random.Random()  # from the OS: not the match's seed, not guessable
         # seat -> (hand, failure) of a bomb window that reached the seat's strike limit
         self._deferred: dict[int, tuple[int, FailureKind]] = {}
         self._task: asyncio.Task[Any] | None = None
@@ -268,11 +285,14 @@ class Referee:
         m = self.match
         cfg = self.config
         skip = cfg.skip_forced
+        pace = cfg.pace_forced
         cap = cfg.max_hands
         decision_ms = cfg.time.decision_ms
         tournament = cfg.options.tournament
         players = self.players
+        clock = time.perf_counter
         while not m.over:
+            t0 = clock()  # the last event just went out: the other seats' clocks start
             if self._stop is not None:
                 raise _Stop
             if self._deferred:
@@ -288,6 +308,8 @@ class Referee:
             legal = m.legal_actions()
             if skip and len(legal) == 1 and not m.can_call_tichu(s):
                 self.forced += 1
+                if pace and self._paces[s]:
+                    await self._pace(s, t0)
                 self._apply(s, legal[0])
                 continue
             player = players[s]
@@ -298,7 +320,26 @@ class Referee:
             self.decisions += 1
             vp = (m.vp[0], m.vp[1]) if tournament else None
             answer = await player.decide(Decision(obs, self.seq, decision_ms, self.bank[s], vp))
+            a = answer.action
+            if pace and type(a) is Play and a.kind == _PASS_KIND:  # what a forced pass mimics
+                self._paces[s].append(clock() - t0)
             self._settle(s, obs, answer, ph is Phase.BOMB_WINDOW)
+
+    async def _pace(self, s: int, t0: float) -> None:
+        """Waits until one of seat ``s``'s recent asked passes, drawn at random, would be in.
+
+        An asked pass is timed from the previous event to its answer, all the referee's
+        work included, so a paced pass costs the other seats the same time, whatever the
+        transport. The loop's timers round to whole milliseconds, and asked passes often
+        take less: the last ``_PACE_SPIN`` seconds are waited by yielding to the loop.
+        """
+        clock = time.perf_counter
+        until = t0 + self._pace_rng.choice(self._paces[s])
+        coarse = until - _PACE_SPIN - clock()
+        if coarse > 0:
+            await asyncio.sleep(coarse)
+        while clock() < until:
+            await asyncio.sleep(0)
 
     async def _simultaneous(self, phase: Phase) -> None:
         """Asks all four seats at once, then applies the answers in seat order."""

@@ -69,7 +69,9 @@ class TableSpec:
     every match draws a fresh 128-bit seed, which no seat can guess. ``replay`` is where the
     single match's replay goes (default ``<runs>/<table id>/match-<k>.json``). ``plans``,
     when given, replaces ``matches``, ``seed``, ``deals`` and ``replay``: one match per plan,
-    in order, on the same bot streams.
+    in order, on the same bot streams. ``pace_forced`` (on by default: bots are strangers)
+    delays forced actions like asked ones (``MatchConfig.pace_forced``); benchmarks turn it
+    off.
     """
 
     options: Options = field(default_factory=Options)
@@ -85,6 +87,7 @@ class TableSpec:
     replay: Path | None = None
     table_id: str | None = None
     plans: tuple[MatchPlan, ...] = ()
+    pace_forced: bool = True
 
     @property
     def match_count(self) -> int:
@@ -203,6 +206,7 @@ class Table:
             max_hands=spec.max_hands,
             match_no=k,
             start=plan.start,
+            pace_forced=spec.pace_forced,
         )
         absent = [(s.seat, *self._why_absent(s.seat)) for s in self.seats if s.stream is None]
         self._resumes.clear()

@@ -112,8 +112,10 @@ class EventRunner:
         jobs: int | None = None,
         log_dir: Path | None = None,
         on_play: Callable[[Progress, PlannedPlay], None] | None = None,
+        pace_forced: bool = True,
     ) -> None:
         self.store = store
+        self.pace_forced = pace_forced  # off only where speed is the point (arena bench)
         self.event = event
         self.spec = spec
         self.jobs = jobs or spec.jobs
@@ -190,6 +192,7 @@ class EventRunner:
                 plans=plans,
                 table_id=f"r{session.round}-t{session.table}-rot{session.rotation}"
                 f"-p{plays[0].play.ordinal}",
+                pace_forced=self.pace_forced,
             )
 
             def recorded(k: int, record: MatchRecord) -> None:
