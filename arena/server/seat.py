@@ -71,7 +71,7 @@ class Stream:
 
     def __init__(self, context: Context, hello: pb.Hello) -> None:
         self.context = context
-        self.peer: str = context.peer()
+        self.peer: str = context.peer() if context is not None else "memory"
         self.name = hello.bot_name[:64]
         self.results_only = hello.results_only
         self.owner: StreamOwner | None = None
