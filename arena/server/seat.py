@@ -216,6 +216,9 @@ class GrpcSeat:
         self.seat = seat
         self.token = token
         self.info = info
+        # Names go in Welcome only when the table set them: otherwise they are the bots' own
+        # Hello names, which a bot could use to signal to the others.
+        self._names = bool(info.names)
         self.codec = codec
         self.stream: Stream | None = None
         self.name = ""
@@ -243,7 +246,7 @@ class GrpcSeat:
         st = self.stream
         if st is not None and self._welcomed != info.match_no:
             self._welcomed = info.match_no
-            st.send(welcome_bytes(info, self.token))
+            st.send(welcome_bytes(info, self.token, names=self._names))
 
     def notify(self, event: TableEvent) -> None:
         """Queues the event on the stream (unless quiet mode drops it) and into the history."""
@@ -340,7 +343,7 @@ class GrpcSeat:
         self.stream = stream
         self.name = stream.name or self.name
         stream.owner = self
-        stream.send(welcome_bytes(info, self.token, resumed=resumed))
+        stream.send(welcome_bytes(info, self.token, resumed=resumed, names=self._names))
         self.joined = True
         self.table.seat_joined(self.seat)
         if resumed:
