@@ -308,7 +308,7 @@ class Referee:
             legal = m.legal_actions()
             if skip and len(legal) == 1 and not m.can_call_tichu(s):
                 self.forced += 1
-                if pace and self._paces[s]:
+                if pace:
                     await self._pace(s, t0)
                 self._apply(s, legal[0])
                 continue
@@ -328,13 +328,18 @@ class Referee:
     async def _pace(self, s: int, t0: float) -> None:
         """Waits until one of seat ``s``'s recent asked passes, drawn at random, would be in.
 
+        A seat that has not passed yet borrows another seat's passes.
+
         An asked pass is timed from the previous event to its answer, all the referee's
         work included, so a paced pass costs the other seats the same time, whatever the
         transport. The loop's timers round to whole milliseconds, and asked passes often
         take less: the last ``_PACE_SPIN`` seconds are waited by yielding to the loop.
         """
+        paces = self._paces[s] or max(self._paces, key=len)
+        if not paces:
+            return  # nobody has passed yet: nothing to imitate
         clock = time.perf_counter
-        until = t0 + self._pace_rng.choice(self._paces[s])
+        until = t0 + self._pace_rng.choice(paces)
         coarse = until - _PACE_SPIN - clock()
         if coarse > 0:
             await asyncio.sleep(coarse)
