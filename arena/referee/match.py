@@ -321,9 +321,10 @@ class Referee:
             vp = (m.vp[0], m.vp[1]) if tournament else None
             answer = await player.decide(Decision(obs, self.seq, decision_ms, self.bank[s], vp))
             a = answer.action
-            if pace and type(a) is Play and a.kind == _PASS_KIND:  # what a forced pass mimics
-                self._paces[s].append(clock() - t0)
-            self._settle(s, obs, answer, ph is Phase.BOMB_WINDOW)
+            window = ph is Phase.BOMB_WINDOW
+            if pace and not window and type(a) is Play and a.kind == _PASS_KIND:
+                self._paces[s].append(clock() - t0)  # a public pass: what forced ones mimic
+            self._settle(s, obs, answer, window)
 
     async def _pace(self, s: int, t0: float) -> None:
         """Waits until one of seat ``s``'s recent asked passes, drawn at random, would be in.

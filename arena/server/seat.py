@@ -504,8 +504,7 @@ def broadcast(seats: Sequence[GrpcSeat], codec: EventCodec, event: TableEvent) -
         if st is None:
             continue
         own = failure is not None and event.seat == seat.seat
-        if own:
-            assert failure is not None
+        if failure is not None and own:
             seat._tell(st, failure)
         if result or not st.results_only or own:
             st.send(eb.message)
