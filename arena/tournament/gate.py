@@ -105,7 +105,8 @@ class GateConfig:
         mixed: Candidate + baseline against baseline + baseline instead of C+C vs B+B.
         jobs: Tables (bot-process sessions) at once.
         decision_ms: The referee's thinking time per decision.
-        seed: Event seed (deals and bot seeds); the same seed replays the same boards.
+        seed: Event seed (deals and bot seeds); the same seed replays the same boards, whose
+            deals anyone knowing the seed can compute. None: a secret (docs/security.md).
         db: SQLite results file (kept, resumable); None uses a temporary folder.
     """
 
@@ -120,7 +121,7 @@ class GateConfig:
     mixed: bool = False
     jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
     decision_ms: int = 1000
-    seed: int = 0
+    seed: int | None = None
     db: Path | None = None
 
     def __post_init__(self) -> None:
