@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
+from wire_client import answer
 
 from arena.referee import (
     Failure,
@@ -262,15 +263,7 @@ class BuggyBot(Stream):
         asyncio.get_running_loop().call_soon(owner.on_message, self, data)
 
     def _right(self, d: pb.DecisionRequest) -> bytes:
-        a = pb.Action(request_id=d.request_id, state_seq=d.state_seq)
-        legal = d.legal
-        if d.kind == pb.DECISION_KIND_EXCHANGE:
-            a.exchange_cards.extend(self.rng.sample(list(legal.values), 3))
-        elif d.kind in (pb.DECISION_KIND_PLAY, pb.DECISION_KIND_BOMB_WINDOW):
-            a.choice_index = self.rng.randrange(len(legal.cards))
-        elif d.kind != pb.DECISION_KIND_GRAND_TICHU:
-            a.choice_index = self.rng.randrange(len(legal.values))
-        return pb.BotMessage(action=a).SerializeToString()
+        return answer(d, self.rng).SerializeToString()
 
     def _wrong(self, d: pb.DecisionRequest) -> bytes:
         a = pb.Action(request_id=d.request_id, state_seq=d.state_seq)
