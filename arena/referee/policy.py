@@ -99,7 +99,7 @@ class FailurePolicy:
 
     ``max_strikes`` and ``max_rejections`` of 0 mean no limit. ``max_resumes`` is how many
     times a seat may be resumed (``Hello.resume``) in a match, at least ``resume_gap_ms``
-    apart; 0 forbids resuming, so a seat that loses its stream is given up after the grace.
+    apart; 0 forbids resuming, so a seat that loses its stream is given up at once.
     """
 
     max_strikes: int = 3

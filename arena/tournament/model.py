@@ -741,7 +741,7 @@ def plan_event(
 
     Raises:
         EventFileError: The schedule cannot be built, or the deal book is too short.
-        ValueError: The spec has no seed and no secret was given, or has both.
+        ValueError: The spec has a seed and a secret was given too.
     """
     source = f"event {spec.name!r}"
     if spec.seed is not None and secret is not None:
