@@ -8,11 +8,15 @@
 * ``thief``: seat 0 resumes seat 2 with seat 2's token (as if stolen) and plays it: the
   takeover is recorded with the thief's address, the other seats play on.
 * ``guarded``: the same under ``max_resumes = 0``: the thief is refused, nothing changes.
+
+And a bot process joining an open table with a key that already waits is refused.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -37,6 +41,7 @@ from arena.wire import pb
 
 pytestmark = pytest.mark.timeout(240)
 
+STUB_BOT = Path(__file__).resolve().parent / "bots" / "stub_bot.py"
 MARKER = "4000000000"  # the hostile bot's value (tests/server/bots/stub_bot.py)
 PUBLIC_TEXTS = frozenset(
     Failure(0, kind, outcome, 1, 0).public for kind in FailureKind for outcome in FailureOutcome
@@ -148,3 +153,46 @@ def test_a_table_that_forbids_resumes_refuses_the_thief(run: Run) -> None:
     log = (run.logs / "guarded" / "seat0-stub.log").read_text()
     assert "thief: refused PERMISSION_DENIED" in log
     assert any(code is grpc.StatusCode.PERMISSION_DENIED for _, code, _ in run.refused)
+
+
+def test_one_key_cannot_take_two_seats_of_an_open_table(tmp_path: Path) -> None:
+    async def main() -> tuple[int, list[tuple[str, grpc.StatusCode, str]], int]:
+        keys = {f"key-of-{n}-0123": n for n in ("ann", "bob")}
+        server = ArenaServer(keys=keys, open_spec=TableSpec(options=Options(hands=1)))
+        await server.start()
+        env = {
+            **os.environ,
+            "TICHU_ARENA_SERVER": server.address,
+            "TICHU_ARENA_BOT_KEY": "key-of-ann-0123",
+        }
+
+        async def start() -> asyncio.subprocess.Process:
+            return await asyncio.create_subprocess_exec(
+                sys.executable,
+                str(STUB_BOT),
+                env=env,
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.DEVNULL,
+            )
+
+        first = await start()
+        assert server.lobby is not None
+        while not server.lobby.queue:  # the first one waits for a table
+            await asyncio.sleep(0.05)
+        second = await start()  # the same author's key again, as the partner
+        code = await asyncio.wait_for(second.wait(), 60)
+        waiting = len(server.lobby.queue)
+        first.kill()
+        await first.wait()
+        refused = list(server.service.refused)
+        await server.stop(0.5)
+        return code, refused, waiting
+
+    code, refused, waiting = asyncio.run(main())
+    assert code != 0 and waiting == 1
+    assert [(c, m) for _, c, m in refused] == [
+        (
+            grpc.StatusCode.ALREADY_EXISTS,
+            "bot 'ann' already waits for a table: its key fills 1 seat of a table",
+        )
+    ]
