@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import time
-from dataclasses import replace
 
 from arena.referee import EventType, TableEvent, TimeControl
 from arena.rules import Options
@@ -69,7 +68,7 @@ async def measure(bot: str, hands: int, pace: bool) -> tuple[float, float, int, 
 
     try:
         _, records = await play_table(
-            server, replace(spec), [manifest] * 4, watch=watch, on_table=tables.append
+            server, spec, [manifest] * 4, watch=watch, on_table=tables.append
         )
     finally:
         await server.stop(1.0)

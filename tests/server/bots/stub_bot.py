@@ -184,12 +184,8 @@ async def play(args: argparse.Namespace) -> int:
                         continue
                     if args.mode == "buggy" and rng.random() < args.wrong:
                         wrong = d
-                        if rng.random() < 0.5:
-                            await call.write(os.urandom(rng.randrange(1, 40)) + b"\xff")
-                        else:
-                            bad = pb.Action(request_id=d.request_id, state_seq=d.state_seq)
-                            bad.choice_index = 4_000_000_000
-                            await call.write(pb.BotMessage(action=bad).SerializeToString())
+                        junk = os.urandom(rng.randrange(1, 40)) + b"\xff"
+                        await call.write(junk if rng.random() < 0.5 else echo(d))
                         continue
                     if args.mode in ("disconnect", "vanish") and late and not resume:
                         dropped = True
