@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.tournament.model import parse_event, plan_event
+from arena.tournament.model import parse_event
 from arena.tournament.runner import EventRunner
 from arena.tournament.store import EventStore
 
@@ -48,15 +48,14 @@ def bench_event(
         "jobs": jobs,
     }
     spec = parse_event(data, source="bench")
-    plan = plan_event(spec)
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         db = Path(tmp) / "bench.sqlite"
         self0 = resource.getrusage(resource.RUSAGE_SELF)
         kids0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         with EventStore(db) as store:
-            store.create_event(spec, plan)
-            progress = EventRunner(store, spec.name, spec).run()
+            store.create_event(spec, store.plan(spec))
+            progress = EventRunner(store, spec.name, spec, pace_forced=False).run()
         seconds = time.perf_counter() - start
         self1 = resource.getrusage(resource.RUSAGE_SELF)
         kids1 = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -253,6 +253,7 @@ async def bench_tables(
             time=TimeControl(decision_ms),
             names=(manifest.name,) * 4,
             startup_timeout_s=300.0,
+            pace_forced=False,
         )
         for k in range(tables)
     ]
@@ -356,7 +357,9 @@ async def bench_logic(matches: int = LOGIC_MATCHES, seed: int = 1) -> Figures:
     12 hands each): a long single match would grow scores, state numbers and the match's
     history beyond any real game's.
     """
-    spec = TableSpec(options=Options(), seed=seed, time=TimeControl(), matches=matches)  # 1 s
+    spec = TableSpec(
+        options=Options(), seed=seed, time=TimeControl(), matches=matches, pace_forced=False
+    )  # 1 s
     table = Table("logic", spec, ["a", "b", "c", "d"], None, lambda t: None)
     bots = [_InstantBot(seed * 10 + s) for s in range(4)]
     for s, bot in enumerate(bots):

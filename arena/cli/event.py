@@ -31,7 +31,7 @@ from arena.tournament.leaderboard import (
 from arena.tournament.leaderboard_render import (
     write_leaderboard,
 )
-from arena.tournament.model import EventFileError, EventSpec, load_event, plan_event
+from arena.tournament.model import EventFileError, EventSpec, load_event
 from arena.tournament.runner import EventRunner
 from arena.tournament.runner import Progress as RunProgress
 from arena.tournament.store import EventStore, StoreError
@@ -71,7 +71,6 @@ def run(
     """
     try:
         spec = load_event(event_file)
-        plan = plan_event(spec)
     except (EventFileError, ManifestError) as e:
         console.print(f"[red]invalid event[/red]: {escape(str(e))}", soft_wrap=True)
         raise typer.Exit(2) from None
@@ -79,6 +78,11 @@ def run(
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         with EventStore(path) as store:
+            try:
+                plan = store.plan(spec)
+            except EventFileError as e:
+                console.print(f"[red]invalid event[/red]: {escape(str(e))}", soft_wrap=True)
+                raise typer.Exit(2) from None
             store.create_event(spec, plan)
             _play(store, spec.name, spec, jobs, out, quiet, path, allow_unsandboxed, cluster)
     except (StoreError, SandboxError, ClusterError, BundleError) as e:

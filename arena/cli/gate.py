@@ -139,7 +139,14 @@ def gate(
     decision_ms: Annotated[
         int, typer.Option(min=1, help="Thinking time per decision (referee-enforced).")
     ] = 1000,
-    seed: Annotated[int, typer.Option(min=0, help="Event seed: same seed, same boards.")] = 0,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            help="Event seed: same seed, same boards, and guessable deals. Default: a secret"
+            " (kept in --db, so a resumed gate plays the same boards).",
+        ),
+    ] = None,
     db: Annotated[
         Path | None,
         typer.Option(help="Keep the results in this SQLite file (resumable); default: temp."),

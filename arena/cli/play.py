@@ -10,7 +10,7 @@ replay. ``--in-process`` bots are the user's own trusted code: no process, no sa
 from __future__ import annotations
 
 import importlib
-import random
+import secrets
 import sys
 import time
 from enum import StrEnum
@@ -112,7 +112,12 @@ def play(
         ),
     ],
     seed: Annotated[
-        int | None, typer.Option(help="Match seed (default: drawn and printed).")
+        int | None,
+        typer.Option(
+            min=0,
+            help="Match seed (default: 128 random bits, printed). A given seed's deals can be"
+            " guessed: use one only to reproduce a match.",
+        ),
     ] = None,
     target: TargetOpt = 1000,
     hands: HandsOpt = 0,
@@ -135,7 +140,7 @@ def play(
     ] = False,
     allow_unsandboxed: AllowUnsandboxedOpt = False,
     out: Annotated[
-        Path | None, typer.Option(help="Replay file (default: runs/play/<time>-seed<seed>.json).")
+        Path | None, typer.Option(help="Replay file (default: runs/play/<time>-<random>.json).")
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No per-hand progress.")] = False,
 ) -> None:
@@ -158,10 +163,10 @@ def play(
             console.print(f"[red]error[/red]: {escape(str(e))}", highlight=False)
             raise typer.Exit(2) from None
     if seed is None:
-        seed = random.SystemRandom().randrange(1, 1_000_000)
+        seed = secrets.randbits(128)
     names = _seat_names(manifests)
-    if out is None:
-        out = Path("runs/play") / f"{time.strftime('%Y%m%d-%H%M%S')}-seed{seed}.json"
+    if out is None:  # no seed in the name: a bot may see its log folder's path
+        out = Path("runs/play") / f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(4)}.json"
     options = make_options(target, hands, grand)
     clock = TimeControl(decision_ms, bank_ms)
     policy = make_policy(max_strikes, max_rejections, grace_ms, give_up)

@@ -2,7 +2,9 @@
 
 Tables come from ``--tables N`` (created at start; their seat tokens are printed, or written
 to ``--tokens FILE`` as JSON) and, with ``--open``, from bots that join with a registered key
-(``--keys FILE``: a TOML table ``[keys]`` of ``bot name = "key"``). SIGINT or SIGTERM shuts
+(``--keys FILE``: a TOML table ``[keys]`` of ``bot name = "key"``, and optionally ``[seats]``
+of ``bot name = N`` for a key that may fill N seats of one table; default 1). Without
+``--seed`` every match is dealt from 128 fresh random bits. SIGINT or SIGTERM shuts
 down gracefully: running matches get ``--grace`` seconds, then they are aborted.
 """
 
@@ -43,13 +45,35 @@ from arena.server import ArenaServer, Seating, Table, TableSpec
 console = Console(stderr=True, soft_wrap=True)
 
 
-def load_keys(path: Path) -> dict[str, str]:
-    """Reads ``[keys]`` (bot name = key) from a TOML file; returns key -> name."""
+def _keys_file(path: Path) -> dict[str, object]:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as e:
         raise ValueError(f"{path}: cannot read keys: {e}") from e
-    keys = data.get("keys")
+
+
+def load_key_seats(path: Path) -> dict[str, int]:
+    """Reads the optional ``[seats]`` (bot name = 1..4 seats of one open table); key -> seats.
+
+    A bot missing there fills one seat of a table.
+    """
+    keys = {name: key for key, name in load_keys(path).items()}
+    seats = _keys_file(path).get("seats", {})
+    if not isinstance(seats, dict):
+        raise ValueError(f"{path}: [seats] must be a table of bot name = seats")
+    out: dict[str, int] = {}
+    for name, count in seats.items():
+        if name not in keys:
+            raise ValueError(f"{path}: [seats] names {name!r}, which has no key")
+        if type(count) is not int or not 1 <= count <= 4:
+            raise ValueError(f"{path}: seats of {name!r} must be 1 to 4")
+        out[keys[name]] = count
+    return out
+
+
+def load_keys(path: Path) -> dict[str, str]:
+    """Reads ``[keys]`` (bot name = key) from a TOML file; returns key -> name."""
+    keys = _keys_file(path).get("keys")
     if not isinstance(keys, dict) or not keys:
         raise ValueError(f'{path}: needs a [keys] table of bot name = "key"')
     out: dict[str, str] = {}
@@ -88,7 +112,14 @@ def serve(
             min=0.1, help="Seconds a table waits for its bots; absent seats are given up."
         ),
     ] = 600.0,
-    seed: Annotated[int, typer.Option(help="Seed of the first table's first match.")] = 1,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            help="Seed of the first table's first match (table k: seed + 1000·k). Default: every"
+            " match draws 128 random bits. A given seed's deals can be guessed: tests only.",
+        ),
+    ] = None,
     target: TargetOpt = 1000,
     hands: HandsOpt = 0,
     grand: GrandOpt = True,
@@ -98,6 +129,13 @@ def serve(
     max_rejections: RejectOpt = 3,
     grace_ms: GraceOpt = 5000,
     give_up: GiveUpOpt = GiveUpChoice.DEFAULT_ACTIONS,
+    pace_forced: Annotated[
+        bool,
+        typer.Option(
+            help="Delay forced passes like asked answers, so no seat can tell them apart by"
+            " timing (turn off only for benchmarks)."
+        ),
+    ] = True,
     runs: Annotated[Path, typer.Option(help="Folder for the replays.")] = Path("runs/serve"),
     grace: Annotated[
         float, typer.Option(help="Seconds running matches get at shutdown before aborting.")
@@ -105,12 +143,14 @@ def serve(
 ) -> None:
     """Run the referee server: pre-made tables and/or open tables, until interrupted."""
     key_map: dict[str, str] | None = None
+    key_seats: dict[str, int] = {}
     if open_tables:
         if keys is None:
             console.print("[red]error[/red]: --open needs --keys FILE")
             raise typer.Exit(2)
         try:
             key_map = load_keys(keys)
+            key_seats = load_key_seats(keys)
         except ValueError as e:
             console.print(f"[red]error[/red]: {escape(str(e))}", highlight=False)
             raise typer.Exit(2) from None
@@ -121,8 +161,9 @@ def serve(
         policy=make_policy(max_strikes, max_rejections, grace_ms, give_up),
         matches=matches,
         startup_timeout_s=join_timeout,
+        pace_forced=pace_forced,
     )
-    run_loop(_serve(host, port, tables, tokens, key_map, seating, spec, runs, grace))
+    run_loop(_serve(host, port, tables, tokens, key_map, key_seats, seating, spec, runs, grace))
 
 
 def _report(table: Table, k: int, record: MatchRecord) -> None:
@@ -144,13 +185,20 @@ async def _serve(
     n_tables: int,
     tokens_out: Path | None,
     key_map: dict[str, str] | None,
+    key_seats: dict[str, int],
     seating: Seating,
     spec: TableSpec,
     runs: Path,
     grace: float,
 ) -> None:
     server = ArenaServer(
-        host=host, port=port, runs_dir=runs, keys=key_map, open_spec=spec, seating=seating
+        host=host,
+        port=port,
+        runs_dir=runs,
+        keys=key_map,
+        open_spec=spec,
+        seating=seating,
+        key_seats=key_seats,
     )
     server.manager.on_match = _report
     bound = await server.start()
@@ -163,7 +211,8 @@ async def _serve(
     )
     made = []
     for k in range(n_tables):
-        table = server.create_table(replace(spec, seed=spec.seed + 1000 * k))
+        seed = None if spec.seed is None else spec.seed + 1000 * k
+        table = server.create_table(replace(spec, seed=seed))
         made.append({"table_id": table.id, "tokens": table.tokens})
     if made:
         text = json.dumps({"server": f"{host}:{bound}", "tables": made}, indent=1)

@@ -628,6 +628,7 @@ async def check_bot(
             startup_timeout_s=startup,
             table_id=table_id,
             plans=plans,
+            pace_forced=False,  # the author's own bot against built-ins: nothing to hide
         )
 
     server = ArenaServer()

@@ -22,14 +22,16 @@ class MatchSettings:
     """The settings every match of a table shares.
 
     ``skip_forced`` applies a decision with one legal answer (for a seat that may not call
-    Tichu) without asking; ``max_hands`` caps a match (0 = no cap): a capped match is
-    adjudicated as it stands.
+    Tichu) without asking; ``pace_forced`` then delays it like an asked one, so no seat learns
+    from the timing that another had no choice (``arena.referee.match``); ``max_hands`` caps a
+    match (0 = no cap): a capped match is adjudicated as it stands.
     """
 
     options: Options = field(default_factory=Options)
     time: TimeControl = field(default_factory=TimeControl)
     policy: FailurePolicy = field(default_factory=FailurePolicy)
     skip_forced: bool = True
+    pace_forced: bool = False
     max_hands: int = 0
 
     def settings(self) -> dict[str, Any]:

@@ -7,20 +7,27 @@ wire's vocabulary (``TableEvent``), numbered by the table's ``state_seq``.
 
 * **Forced actions.** With ``skip_forced`` (the default) a decision with exactly one legal
   answer, for a seat that may not call Tichu, is applied without asking: in practice the
-  pass of a seat that cannot beat the table. Its event is sent as usual.
+  pass of a seat that cannot beat the table. Its event is sent as usual. With
+  ``pace_forced`` the referee first waits as long as the seat took for one of its recent
+  asked passes (drawn at random from its last ``PACE_SAMPLES``), so that the other seats
+  cannot tell a forced pass from an asked one by the time it took (docs/security.md).
 * **Simultaneous decisions.** Grand Tichu and the exchange are asked of all four seats at
   once and applied in seat order when all have answered (the rules core takes them seat by
   seat). Tichu calls riding on exchange answers are therefore announced in seat order.
 * **Failures.** A seat's answer may report a timeout, malformed or illegal answers, or a
   crash; transports report lost and resumed seats through ``seat_lost``/``seat_back``. The
   ``Adjudicator`` decides the outcome, which is recorded and announced as a ``FAILURE``
-  event (privately, for a bomb window).
+  event (privately, for a bomb window). Other seats never see a failure's detail, only its
+  ``public`` text; the strike count they see leaves out bomb-window strikes, and a seat whose
+  strike limit a bomb window reached is given up only when that hand is over (docs/security.md).
 """
 
 from __future__ import annotations
 
 import asyncio
+import random
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -32,6 +39,7 @@ from arena.referee.policy import (
     FailureOutcome,
     GiveUp,
     Termination,
+    cap_text,
     default_action,
 )
 from arena.referee.record import MatchRecord
@@ -47,6 +55,7 @@ from arena.referee.seat import (
 )
 from arena.rules import (
     CALL_TICHU,
+    PASS,
     Action,
     EventKind,
     IllegalActionError,
@@ -59,6 +68,11 @@ from arena.rules import (
 from arena.rules.cards import DOG_BIT
 from arena.rules.state import Event
 
+PACE_SAMPLES = 32
+"""Recent asked passes per seat whose answer times a forced action's delay is drawn from."""
+
+_PASS_KIND = PASS.kind
+_PACE_SPIN = 0.002
 _PLAY = EventKind.PLAY
 _PASS = EventKind.PASS
 _OUT = EventKind.OUT
@@ -116,6 +130,10 @@ class Referee:
         self._trick_cards = 0
         self._decision_ms = cfg.time.decision_ms
         self._grace: dict[int, asyncio.TimerHandle] = {}
+        self._paces = [deque[float](maxlen=PACE_SAMPLES) for _ in range(4)]  # seconds
+        self._pace_rng = random.Random()  # from the OS: not the match's seed, not guessable
+        # seat -> (hand, failure) of a bomb window that reached the seat's strike limit
+        self._deferred: dict[int, tuple[int, FailureKind]] = {}
         self._task: asyncio.Task[Any] | None = None
         self._stop: tuple[Termination, str, int] | None = None
         self._outcome: MatchOutcome | None = None
@@ -144,6 +162,7 @@ class Referee:
                 raise _Stop
             self._publish_new()
             await self._loop()
+            self._give_up_deferred(True)
             outcome = self._normal_outcome()
         except _Stop:
             outcome = self._stopped_outcome()
@@ -198,14 +217,22 @@ class Referee:
         grace = self.config.policy.reconnect_grace_ms / 1000.0
         self._grace[seat] = loop.call_later(grace, self._grace_over, seat, kind)
 
-    def seat_back(self, seat: int) -> None:
-        """A transport reports that a held seat resumed within the grace period."""
+    def seat_back(self, seat: int, took_over: bool = False, peer: str = "") -> None:
+        """A transport reports that a seat resumed: held in its grace period, or not.
+
+        Every resume is recorded (``RECONNECTED``, with ``peer`` in the detail); one that
+        ``took_over`` a live stream (a stolen token, or a bot that lost track of its stream)
+        is recorded as a ``DISCONNECT`` of the old stream.
+        """
         if self._outcome is not None or self._stop is not None:
             return
         kind = self.adjudicator.back(seat)
         self._cancel_grace(seat)
-        if kind is not None:
-            self._record(seat, kind, FailureOutcome.RECONNECTED, 0, "resumed")
+        detail = f"resumed from {peer}" if peer else "resumed"
+        if took_over:
+            detail += " over a live stream, which was closed"
+        kind = kind or FailureKind.DISCONNECT
+        self._record(seat, kind, FailureOutcome.RECONNECTED, 0, detail)
 
     def given_up(self, seat: int) -> bool:
         """Whether ``seat`` has been given up in this match."""
@@ -222,13 +249,18 @@ class Referee:
         m = self.match
         cfg = self.config
         skip = cfg.skip_forced
+        pace = cfg.pace_forced
         cap = cfg.max_hands
         decision_ms = cfg.time.decision_ms
         tournament = cfg.options.tournament
         players = self.players
+        clock = time.perf_counter
         while not m.over:
+            t0 = clock()  # the last event just went out: the other seats' clocks start
             if self._stop is not None:
                 raise _Stop
+            if self._deferred:
+                self._give_up_deferred(False)
             if cap and len(m.hand_results) >= cap:
                 self._halt(Termination.ADJUDICATED, f"hand cap {cap} reached", -1)
                 raise _Stop
@@ -240,6 +272,8 @@ class Referee:
             legal = m.legal_actions()
             if skip and len(legal) == 1 and not m.can_call_tichu(s):
                 self.forced += 1
+                if pace:
+                    await self._pace(s, t0)
                 self._apply(s, legal[0])
                 continue
             player = players[s]
@@ -250,7 +284,32 @@ class Referee:
             self.decisions += 1
             vp = (m.vp[0], m.vp[1]) if tournament else None
             answer = await player.decide(Decision(obs, self.seq, decision_ms, self.bank[s], vp))
-            self._settle(s, obs, answer, ph is Phase.BOMB_WINDOW)
+            a = answer.action
+            window = ph is Phase.BOMB_WINDOW
+            if pace and not window and type(a) is Play and a.kind == _PASS_KIND:
+                self._paces[s].append(clock() - t0)  # a public pass: what forced ones mimic
+            self._settle(s, obs, answer, window)
+
+    async def _pace(self, s: int, t0: float) -> None:
+        """Waits until one of seat ``s``'s recent asked passes, drawn at random, would be in.
+
+        A seat that has not passed yet borrows another seat's passes.
+
+        An asked pass is timed from the previous event to its answer, all the referee's
+        work included, so a paced pass costs the other seats the same time, whatever the
+        transport. The loop's timers round to whole milliseconds, and asked passes often
+        take less: the last ``_PACE_SPIN`` seconds are waited by yielding to the loop.
+        """
+        paces = self._paces[s] or max(self._paces, key=len)
+        if not paces:
+            return  # nobody has passed yet: nothing to imitate
+        clock = time.perf_counter
+        until = t0 + self._pace_rng.choice(paces)
+        coarse = until - _PACE_SPIN - clock()
+        if coarse > 0:
+            await asyncio.sleep(coarse)
+        while clock() < until:
+            await asyncio.sleep(0)
 
     async def _simultaneous(self, phase: Phase) -> None:
         """Asks all four seats at once, then applies the answers in seat order."""
@@ -320,12 +379,24 @@ class Referee:
             self._give_up(s, kind, detail, rid, decision)
             self._apply_default(s, obs)
             return
-        give_up = self.adjudicator.strike(s)
+        give_up = self.adjudicator.strike(s, window)
         self._record(s, kind, FailureOutcome.DEFAULT_ACTION, rid, detail, window, decision)
         self._apply_default(s, obs)
-        if give_up:
+        if give_up and window:  # now would tell the table the seat holds a bomb
+            self._deferred.setdefault(s, (self.match.hand_no, kind))
+        elif give_up:
             strikes = self.adjudicator.seats[s].strikes
             self._give_up(s, kind, f"{strikes} strikes", 0)
+
+    def _give_up_deferred(self, match_over: bool) -> None:
+        """Gives up the seats whose limit a bomb window reached, once their hand is over."""
+        hand = self.match.hand_no
+        for s, (k, kind) in list(self._deferred.items()):
+            if match_over or k < hand:
+                del self._deferred[s]
+                if not self.adjudicator.seats[s].given_up:
+                    strikes = self.adjudicator.seats[s].strikes
+                    self._give_up(s, kind, f"{strikes} strikes", 0)
 
     def _apply_default(self, s: int, obs: Observation) -> None:
         self.defaults += 1
@@ -384,8 +455,11 @@ class Referee:
 
         A failure about a bomb window is private: it goes to its seat only and does not
         advance the table's ``state_seq``, so the other seats see no gap in the numbering.
+        The detail is capped (``cap_text``); a public failure shows the publicly counted
+        strikes.
         """
         m = self.match
+        rec = self.adjudicator.seats[s]
         failure = Failure(
             seat=s,
             kind=kind,
@@ -393,8 +467,8 @@ class Referee:
             hand=m.hand_no + 1,
             decision=len(m.actions) if decision is None else decision,
             request_id=rid,
-            strikes=self.adjudicator.seats[s].strikes,
-            detail=detail,
+            strikes=rec.strikes if private else rec.shown,
+            detail=cap_text(detail),
             private=private,
         )
         self.failures.append(failure)

@@ -12,6 +12,11 @@ Every failure gets exactly one recorded outcome (docs/referee.md, "Failure polic
 
 A seat that is given up is played by default actions, by a fallback bot, or forfeits the match
 (``GiveUp``). ``Adjudicator`` keeps the per-seat counters and turns each failure into an outcome.
+
+What the other seats learn of a failure is ``Failure.public``: the referee's own words for its
+kind and outcome, never the detail (which may hold the seat's cards or values the bot chose,
+a covert channel between partners). The detail, capped at ``TEXT_CAP`` bytes, goes to the
+failing seat in-band and to the record.
 """
 
 from __future__ import annotations
@@ -20,6 +25,17 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 
 from arena.rules import Action, Exchange, Observation, Phase, cards_of
+
+TEXT_CAP = 256
+"""Most bytes (UTF-8) of any text the referee writes about a failure or an error."""
+
+
+def cap_text(text: str, limit: int = TEXT_CAP) -> str:
+    """``text`` cut to at most ``limit`` UTF-8 bytes (with "..." when cut)."""
+    data = text.encode("utf-8", "replace")
+    if len(data) <= limit:
+        return text
+    return data[: limit - 3].decode("utf-8", "ignore") + "..."
 
 
 class FailureKind(IntEnum):
@@ -79,18 +95,31 @@ class TimeControl:
 
 @dataclass(frozen=True)
 class FailurePolicy:
-    """Strikes, rejections, reconnect grace and what happens to a seat that is given up.
+    """Strikes, rejections, reconnect grace, resumes and what happens to a seat given up.
 
-    ``max_strikes`` and ``max_rejections`` of 0 mean no limit.
+    ``max_strikes`` and ``max_rejections`` of 0 mean no limit. ``max_resumes`` is how many
+    times a seat may be resumed (``Hello.resume``) in a match, at least ``resume_gap_ms``
+    apart; 0 forbids resuming, so a seat that loses its stream is given up at once.
     """
 
     max_strikes: int = 3
     max_rejections: int = 3
     reconnect_grace_ms: int = 5000
     give_up: GiveUp = GiveUp.DEFAULT_ACTIONS
+    max_resumes: int = 10
+    resume_gap_ms: int = 1000
 
     def __post_init__(self) -> None:
-        if min(self.max_strikes, self.max_rejections, self.reconnect_grace_ms) < 0:
+        if (
+            min(
+                self.max_strikes,
+                self.max_rejections,
+                self.reconnect_grace_ms,
+                self.max_resumes,
+                self.resume_gap_ms,
+            )
+            < 0
+        ):
             raise ValueError(f"bad failure policy {self!r}")
 
 
@@ -113,6 +142,11 @@ class Failure:
     detail: str = ""
     private: bool = False
 
+    @property
+    def public(self) -> str:
+        """The text every seat may see: fixed words for the kind and the outcome."""
+        return f"{_KIND_TEXT[self.kind]}; {_OUTCOME_TEXT[self.outcome]}"
+
     def to_json(self) -> dict[str, object]:
         """A JSON-ready dict for the replay's ``meta`` and logs."""
         return {
@@ -125,6 +159,23 @@ class Failure:
             "strikes": self.strikes,
             "detail": self.detail,
         }
+
+
+_KIND_TEXT = {
+    FailureKind.TIMEOUT: "no answer in time",
+    FailureKind.MALFORMED: "malformed answers",
+    FailureKind.ILLEGAL: "illegal answers",
+    FailureKind.DISCONNECT: "the stream ended",
+    FailureKind.CRASH: "the bot process ended",
+}
+_OUTCOME_TEXT = {
+    FailureOutcome.DEFAULT_ACTION: "the default action was applied",
+    FailureOutcome.AWAITING_RECONNECT: "the seat is held for a resume",
+    FailureOutcome.RECONNECTED: "the seat resumed",
+    FailureOutcome.DEFAULT_ACTIONS: "the seat was given up to default actions",
+    FailureOutcome.FALLBACK_BOT: "the seat was given up to the fallback bot",
+    FailureOutcome.FORFEIT: "the seat forfeits",
+}
 
 
 def default_action(obs: Observation) -> Action:
@@ -146,6 +197,7 @@ class SeatRecord:
     """The adjudicator's counters for one seat."""
 
     strikes: int = 0
+    shown: int = 0  # strikes announced to every seat (not those of private bomb windows)
     given_up: bool = False
     away: FailureKind | None = None  # DISCONNECT or CRASH while held for a resume
 
@@ -161,10 +213,15 @@ class Adjudicator:
     seats: list[SeatRecord] = field(default_factory=lambda: [SeatRecord() for _ in range(4)])
     given_up: list[int] = field(default_factory=list)
 
-    def strike(self, seat: int) -> bool:
-        """Counts a strike; returns whether the seat must now be given up."""
+    def strike(self, seat: int, private: bool = False) -> bool:
+        """Counts a strike; returns whether the seat must now be given up.
+
+        A ``private`` strike (a bomb window) is not counted in ``shown``.
+        """
         rec = self.seats[seat]
         rec.strikes += 1
+        if not private:
+            rec.shown += 1
         limit = self.policy.max_strikes
         return not rec.given_up and limit > 0 and rec.strikes >= limit
 

@@ -71,11 +71,16 @@ class ArenaServer:
         keys: Mapping[str, str] | None = None,
         open_spec: TableSpec | None = None,
         seating: Seating = Seating.TICHUJOIN,
+        key_seats: Mapping[str, int] | None = None,
     ) -> None:
         self.host = host
         self.port = port
         self.manager = TableManager(runs_dir)
-        self.lobby = Lobby(self.manager, keys, open_spec, seating) if keys is not None else None
+        self.lobby = (
+            Lobby(self.manager, keys, open_spec, seating, seats=key_seats)
+            if keys is not None
+            else None
+        )
         self.service = RefereeService(self.manager, self.lobby)
         self.health: Any = None
         self.socket: Path | None = None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from arena.referee.policy import Failure
+from arena.referee.policy import Failure, cap_text
 from arena.referee.seat import Decision, EventType, MatchInfo, MatchOutcome, TableEvent
 from arena.wire import PROTOCOL_VERSION, pb
 from arena.wire.convert import (
@@ -122,7 +122,7 @@ def encode_failure(msg: pb.Failure, f: Failure) -> None:
     msg.outcome = int(f.outcome)  # type: ignore[assignment]
     msg.request_id = f.request_id
     msg.strikes = f.strikes
-    msg.detail = f.detail
+    msg.detail = f.public  # never the detail: it may hold cards or the bot's own values
 
 
 def encode_outcome(msg: pb.MatchResult, o: MatchOutcome, tournament: bool) -> None:
@@ -245,12 +245,12 @@ def waiting_bytes(bots_waiting: int) -> bytes:
 def error_bytes(
     code: int, request_id: int, message: str, *, ms_left: int = 0, fatal: bool = False
 ) -> bytes:
-    """An in-band ``Error`` message."""
+    """An in-band ``Error`` message; its text is capped (``cap_text``)."""
     err = pb.Error(
         code=code,  # type: ignore[arg-type]
         request_id=request_id,
         fatal=fatal,
-        message=message,
+        message=cap_text(message),
         ms_left=max(0, ms_left),
     )
     return pb.RefereeMessage(error=err).SerializeToString()

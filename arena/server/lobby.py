@@ -6,6 +6,10 @@ many are queued (``Waiting``). When four are queued, the first four make a table
 next two seats 1 and 3); under ``random`` the seats are drawn. Each stream then gets its
 seat's ``Welcome`` (with a fresh seat token for resuming) and the match starts. A stream that
 drops while waiting simply leaves the queue.
+
+A key fills one seat of a table (``seats`` may allow a key more, up to four): a second
+stream with a key that already waits is refused, so one bot author cannot sit as both
+partners (or as an opponent too) by joining twice.
 """
 
 from __future__ import annotations
@@ -43,15 +47,18 @@ class Lobby:
         spec: TableSpec | None = None,
         seating: Seating = Seating.TICHUJOIN,
         rng: random.Random | None = None,
+        seats: Mapping[str, int] | None = None,
     ) -> None:
         self.manager = manager
         self.keys = dict(keys)  # bot key -> registered bot name
+        self.seats = dict(seats or {})  # bot key -> seats it may fill at one table (default 1)
         self.spec = spec or TableSpec()
         self.seating = seating
         self.rng = rng or random.Random()
         self.queue: list[Stream] = []
         self.tables: list[Table] = []
         self._names: dict[int, str] = {}
+        self._keys: dict[int, str] = {}  # id(stream) -> its bot key, while it waits
 
     def join(self, stream: Stream, key: str) -> None:
         """Queues a stream that sent ``Hello{bot_key}``; raises ``Refused`` for a bad key."""
@@ -60,8 +67,17 @@ class Lobby:
             raise Refused(grpc.StatusCode.UNAUTHENTICATED, "unknown bot_key")
         if not self.manager.accepting:
             raise Refused(grpc.StatusCode.UNAVAILABLE, "the referee is shutting down")
+        allowed = self.seats.get(key, 1)
+        waiting = sum(1 for st in self.queue if self._keys[id(st)] == key)
+        if waiting >= allowed:
+            raise Refused(
+                grpc.StatusCode.ALREADY_EXISTS,
+                f"bot {name!r} already waits for a table: its key fills {allowed} seat"
+                f"{'s' if allowed > 1 else ''} of a table",
+            )
         stream.owner = self
         self._names[id(stream)] = name
+        self._keys[id(stream)] = key
         self.queue.append(stream)
         if len(self.queue) >= 4:
             self._form()
@@ -82,6 +98,7 @@ class Lobby:
         for st, seat in zip(joined, seats, strict=True):
             st.send(waiting_bytes(4))
             names[seat] = self._names.pop(id(st))
+            del self._keys[id(st)]
         table = self.manager.create(replace(self.spec, names=tuple(names)))
         self.tables.append(table)
         for st, seat in zip(joined, seats, strict=True):
@@ -97,4 +114,5 @@ class Lobby:
         if stream in self.queue:
             self.queue.remove(stream)
             self._names.pop(id(stream), None)
+            self._keys.pop(id(stream), None)
             self._announce()

@@ -27,7 +27,7 @@ from typing import Any, Protocol
 import grpc
 from google.protobuf.message import DecodeError
 
-from arena.referee.policy import FailureKind
+from arena.referee.policy import Failure, FailureKind, cap_text
 from arena.referee.seat import Answer, Decision, EventType, MatchInfo, TableEvent
 from arena.server.codec import (
     EventBytes,
@@ -51,6 +51,7 @@ class Refused(Exception):
     """A ``Hello`` that cannot be accepted: the gRPC status and message to close with."""
 
     def __init__(self, code: grpc.StatusCode, message: str) -> None:
+        message = cap_text(message)
         super().__init__(message)
         self.code = code
         self.message = message
@@ -71,6 +72,7 @@ class Stream:
 
     def __init__(self, context: Context, hello: pb.Hello) -> None:
         self.context = context
+        self.peer: str = context.peer() if context is not None else "memory"
         self.name = hello.bot_name[:64]
         self.results_only = hello.results_only
         self.owner: StreamOwner | None = None
@@ -147,11 +149,14 @@ class TableHooks(Protocol):
     def seat_lost(self, seat: int) -> None:
         """The seat's stream ended or broke."""
 
-    def seat_back(self, seat: int) -> None:
-        """A stream resumed the seat during a match."""
+    def seat_back(self, seat: int, took_over: bool, peer: str) -> None:
+        """A stream resumed the seat during a match (``took_over``: from a live stream)."""
 
     def refuse_join(self, seat: int, resume: bool) -> Refused | None:
-        """Why a stream may not take the seat now (match over, seat given up), or ``None``."""
+        """Why a stream may not take the seat now, or ``None``.
+
+        ``resume``: the seat already played in this match (its policy may forbid resumes).
+        """
 
 
 class SeatObserver(Protocol):
@@ -225,6 +230,9 @@ class GrpcSeat:
         self.seat = seat
         self.token = token
         self.info = info
+        # Names go in Welcome only when the table set them: otherwise they are the bots' own
+        # Hello names, which a bot could use to signal to the others.
+        self._names = bool(info.names)
         self.codec = codec
         self.stream: Stream | None = None
         self.name = ""
@@ -235,6 +243,7 @@ class GrpcSeat:
         self._rid = 0
         self._own: bytearray | None = None  # this seat's history, once it differs
         self._defaulted: set[int] = set()
+        self._told: set[int] = set()  # requests whose failure detail the seat had in-band
         self._welcomed = 0  # match_no of the last Welcome sent for this seat
         self._alarm: asyncio.TimerHandle | None = None  # the clock (see ``_ring``)
         self._alarm_at = 0.0
@@ -248,10 +257,11 @@ class GrpcSeat:
         self._rid = 0
         self._own = None
         self._defaulted.clear()
+        self._told.clear()
         st = self.stream
         if st is not None and self._welcomed != info.match_no:
             self._welcomed = info.match_no
-            st.send(welcome_bytes(info, self.token))
+            st.send(welcome_bytes(info, self.token, names=self._names))
 
     def notify(self, event: TableEvent) -> None:
         """Queues the event on the stream (unless quiet mode drops it) and into the history."""
@@ -262,6 +272,8 @@ class GrpcSeat:
         st = self.stream
         if st is None:
             return
+        if event.failure is not None and event.seat == self.seat:
+            self._tell(st, event.failure)
         if not st.results_only:
             st.send(eb.message)
         else:
@@ -281,6 +293,11 @@ class GrpcSeat:
         elif t is not EventType.MATCH_END:
             assert self._own is not None
             self._own += eb.history
+
+    def _tell(self, stream: Stream, f: Failure) -> None:
+        """Sends the seat the detail of its own failure, unless it already had it in-band."""
+        if f.detail and f.request_id and f.request_id not in self._told:
+            stream.send(error_bytes(pb.ERROR_CODE_UNSPECIFIED, f.request_id, f.detail))
 
     @property
     def history(self) -> bytes | bytearray:
@@ -322,8 +339,14 @@ class GrpcSeat:
     # ---------------------------------------------------------------- streams
 
     def attach(self, stream: Stream, resume: bool) -> None:
-        """Seats a stream; raises ``Refused`` when the seat cannot take it."""
-        why = self.table.refuse_join(self.seat, resume)
+        """Seats a stream; raises ``Refused`` when the seat cannot take it.
+
+        Taking a seat that already played in this match is a resume: the table may refuse
+        it (its policy, its rate limit) and the referee records it, with the peer's address.
+        """
+        info = self.info
+        resumed = self._welcomed == info.match_no
+        why = self.table.refuse_join(self.seat, resume and resumed)
         if why is not None:
             raise why
         old = self.stream
@@ -336,17 +359,15 @@ class GrpcSeat:
                 )
             self.stream = None
             old.close(grpc.StatusCode.ABORTED, "another stream resumed this seat")
-        info = self.info
-        resumed = self._welcomed == info.match_no
         self._welcomed = info.match_no
         self.stream = stream
         self.name = stream.name or self.name
         stream.owner = self
-        stream.send(welcome_bytes(info, self.token, resumed=resumed))
+        stream.send(welcome_bytes(info, self.token, resumed=resumed, names=self._names))
         self.joined = True
         self.table.seat_joined(self.seat)
         if resumed:
-            self.table.seat_back(self.seat)
+            self.table.seat_back(self.seat, old is not None, stream.peer)
         for o in self.observers:
             o.joined(self, resumed)
         op = self._open
@@ -447,6 +468,8 @@ class GrpcSeat:
         if limit and op.rejections >= limit:
             kind = FailureKind.ILLEGAL if code in _ILLEGAL_CODES else FailureKind.MALFORMED
             self._defaulted.add(op.rid)
+            self._told.add(op.rid)
+            stream.send(error_bytes(code, op.rid, text))
             elapsed = (_clock() - op.sent) * 1000.0
             detail = f"{op.rejections} rejected answers; the last: {text}"
             op.future.set_result(Answer(None, False, elapsed, kind, detail, op.rid))
@@ -476,6 +499,7 @@ class GrpcSeat:
         if op.future.done():
             return
         self._defaulted.add(op.rid)
+        self._told.add(op.rid)  # the seat knows it did not answer
         total = op.decision.deadline_ms + op.decision.bank_ms
         elapsed = (_clock() - op.sent) * 1000.0
         op.future.set_result(
@@ -494,12 +518,15 @@ def broadcast(seats: Sequence[GrpcSeat], codec: EventCodec, event: TableEvent) -
     eb = codec.encode(event)
     t = event.type
     result = t in _RESULTS
-    failure = t is EventType.FAILURE
+    failure = event.failure
     for seat in seats:
         if seat._own is not None:
             seat._own_history(event, eb)
         st = seat.stream
-        if st is not None and (
-            result or not st.results_only or (failure and event.seat == seat.seat)
-        ):
+        if st is None:
+            continue
+        own = failure is not None and event.seat == seat.seat
+        if failure is not None and own:
+            seat._tell(st, failure)
+        if result or not st.results_only or own:
             st.send(eb.message)

@@ -51,14 +51,17 @@ class TableSpec(MatchSettings):
     """What a table plays: the match settings (rules, clock, policy), names, which matches.
 
     ``names`` are the seats' display names (``None``: the bots' Hello names, not announced
-    in ``Welcome``). Match *k* (from 1) uses seed ``seed + k - 1``. ``replay`` is where the
+    in ``Welcome``). Match *k* (from 1) uses seed ``seed + k - 1``; with ``seed = None``
+    every match draws a fresh 128-bit seed, which no seat can guess. ``replay`` is where the
     single match's replay goes (default ``<runs>/<table id>/match-<k>.json``). ``plans``,
     when given, replaces ``matches``, ``seed``, ``deals`` and ``replay``: one match per plan,
     in order, on the same bot streams. ``meta`` is added to every replay's ``meta`` (the
-    runner records the bots' sandbox there).
+    runner records the bots' sandbox there). ``seed`` None draws a fresh 128-bit seed for
+    every match. ``pace_forced`` (on by default: bots are strangers) delays forced actions
+    like asked ones; benchmarks turn it off.
     """
 
-    seed: int = 0
+    seed: int | None = 0
     deals: tuple[Deal, ...] = ()
     names: tuple[str, ...] | None = None
     matches: int = 1
@@ -67,13 +70,15 @@ class TableSpec(MatchSettings):
     table_id: str | None = None
     plans: tuple[MatchPlan, ...] = ()
     meta: Mapping[str, Any] = field(default_factory=dict)
+    pace_forced: bool = True
 
     def plan(self, k: int) -> MatchPlan:
         """The plan of match ``k`` (from 1)."""
         if self.plans:
             return self.plans[k - 1]
         replay = self.replay if self.matches == 1 else None
-        return MatchPlan(self.seed + k - 1, self.deals, replay)
+        seed = secrets.randbits(128) if self.seed is None else self.seed + k - 1
+        return MatchPlan(seed, self.deals, replay)
 
     @property
     def match_count(self) -> int:
@@ -117,6 +122,7 @@ class Table:
         self._exited: set[int] = set()
         self._exit_codes: dict[int, int] = {}
         self._lost: dict[int, asyncio.TimerHandle] = {}
+        self._resumes: dict[int, list[float]] = {}  # seat -> loop times of its resumes (match)
         self._all_joined = asyncio.Event()
         self.codec = codec = EventCodec(spec.options.tournament)
         self.seats = [GrpcSeat(self, s, tokens[s], self._info(s, 1), codec) for s in range(4)]
@@ -181,6 +187,7 @@ class Table:
         names = spec.names or tuple(seat.name or f"seat {seat.seat}" for seat in self.seats)
         config = MatchConfig.of_plan(spec, spec.plan(k), table_id=self.id, names=names, match_no=k)
         absent = [(s.seat, *self._why_absent(s.seat)) for s in self.seats if s.stream is None]
+        self._resumes.clear()
         watch = self._watch if self.watchers else None
         referee = Referee(
             self.seats,
@@ -260,18 +267,21 @@ class Table:
             loop = asyncio.get_running_loop()
             self._lost[seat] = loop.call_later(CRASH_CHECK_S, self._lost_check, seat)
             return
-        referee.seat_lost(seat, FailureKind.DISCONNECT, "the stream ended")
+        referee.seat_lost(seat, FailureKind.DISCONNECT, "the stream ended", self._resumable(seat))
 
     def _lost_check(self, seat: int) -> None:
         self._lost.pop(seat, None)
         referee = self.referee
         if referee is not None and seat not in self._exited and self.seats[seat].stream is None:
-            referee.seat_lost(seat, FailureKind.DISCONNECT, "the stream ended")
+            referee.seat_lost(
+                seat, FailureKind.DISCONNECT, "the stream ended", self._resumable(seat)
+            )
 
-    def seat_back(self, seat: int) -> None:
-        """A stream resumed the seat."""
+    def seat_back(self, seat: int, took_over: bool, peer: str) -> None:
+        """A stream resumed the seat: counted for the rate limit and recorded by the referee."""
+        self._resumes.setdefault(seat, []).append(asyncio.get_running_loop().time())
         if self.referee is not None:
-            self.referee.seat_back(seat)
+            self.referee.seat_back(seat, took_over, peer)
 
     def bot_exited(self, seat: int, returncode: int, restarting: bool = False) -> None:
         """The runner saw the seat's bot process exit before the table was done."""
@@ -293,7 +303,11 @@ class Table:
             referee.seat_lost(seat, FailureKind.CRASH, detail, resumable=restarting)
 
     def refuse_join(self, seat: int, resume: bool) -> Refused | None:
-        """Why a stream may not take ``seat`` now, or ``None``."""
+        """Why a stream may not take ``seat`` now, or ``None``.
+
+        A resume (``resume``: the seat already played in this match) must be allowed by the
+        policy (``max_resumes``) and keep to its rate (``resume_gap_ms`` between two).
+        """
         if self.state is TableState.DONE:
             return Refused(grpc.StatusCode.FAILED_PRECONDITION, f"table {self.id} is over")
         if self.shutting_down:
@@ -302,6 +316,34 @@ class Table:
             return Refused(
                 grpc.StatusCode.FAILED_PRECONDITION,
                 f"seat {seat} of table {self.id} was given up for the rest of the match",
+            )
+        if resume and self.referee is not None:
+            return self._refuse_resume(seat)
+        return None
+
+    def _resumable(self, seat: int) -> bool:
+        """Whether the seat may still be resumed in this match (else a drop gives it up)."""
+        limit = self.spec.policy.max_resumes
+        return limit > 0 and len(self._resumes.get(seat, ())) < limit
+
+    def _refuse_resume(self, seat: int) -> Refused | None:
+        policy = self.spec.policy
+        done = self._resumes.get(seat, [])
+        if policy.max_resumes == 0:
+            return Refused(
+                grpc.StatusCode.PERMISSION_DENIED, f"table {self.id} does not allow resuming a seat"
+            )
+        if len(done) >= policy.max_resumes:
+            return Refused(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"seat {seat} of table {self.id} resumed {len(done)} times in this match, the"
+                " most its policy allows",
+            )
+        gap = policy.resume_gap_ms / 1000.0
+        if done and asyncio.get_running_loop().time() - done[-1] < gap:
+            return Refused(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"seat {seat} of table {self.id} resumed less than {policy.resume_gap_ms} ms ago",
             )
         return None
 

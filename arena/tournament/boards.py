@@ -2,12 +2,21 @@
 
 A **board** is one fixed deal; it is played in several **rotations** (duplicate play), each a
 **play** with its own seed. Section numbers refer to the design note
-``ratings-and-scheduling.md``. Everything here is pure and deterministic given the event seed.
+``ratings-and-scheduling.md``. Everything here is pure and deterministic given the event's key.
+
+An event's key is either its **secret** (16 random bytes drawn when the event is created and
+kept in its database): every seed is then an HMAC-SHA256 of the secret, so no seat can guess
+a deal from what it sees; or, for tests and reproductions, a public **seed** (``secret`` is
+``None``): seeds are then a public hash of the seed and anyone who knows it knows every deal.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import hmac
+import random
+import secrets
 from collections.abc import Sequence
 
 from arena.tournament.schedule import (
@@ -26,11 +35,14 @@ __all__ = [
     "BoardPlay",
     "board_plays",
     "board_seed",
+    "keyed_seed",
+    "new_secret",
     "play_seed",
     "rotation_hands",
     "round_boards",
     "round_plays",
     "schedule_plays",
+    "schedule_seed",
     "seat_seed",
 ]
 
@@ -45,26 +57,64 @@ def _check_rotation(rotation: int) -> None:
         raise ValueError(f"rotation must be one of {ALL_ROTATIONS}, got {rotation}")
 
 
-def board_seed(event_seed: int, board: int) -> int:
+SECRET_BYTES = 16
+"""Length of an event secret: 128 bits, out of reach of any search."""
+
+_KEY_DOMAIN = "tichu-arena/events/keyed/v1"
+
+
+def new_secret() -> bytes:
+    """Draws a fresh event secret from the operating system's random source."""
+    return secrets.token_bytes(SECRET_BYTES)
+
+
+def keyed_seed(secret: bytes, tag: str, *parts: int, bits: int = 128) -> int:
+    """Returns a ``bits``-bit seed for ``parts``: HMAC-SHA256 of the secret, truncated."""
+    text = ":".join([_KEY_DOMAIN, tag, *(str(part) for part in parts)])
+    digest = hmac.new(secret, text.encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[: bits // 8], "big")
+
+
+def _seed(secret: bytes | None, tag: str, *parts: int, bits: int = 128) -> int:
+    """A keyed seed from ``secret``, or the public derivation when the event has a seed.
+
+    With a public seed ``parts[0]`` is it; with a secret it is ignored (and 0).
+    """
+    if secret is None:
+        return _derive(tag, *parts)
+    return keyed_seed(secret, tag, *parts[1:], bits=bits)
+
+
+def board_seed(event_seed: int, board: int, secret: bytes | None = None) -> int:
     """Returns the seed of the deal of ``board``: the same for every rotation and table."""
     _check_board(board)
-    return _derive("board", event_seed, board)
+    return _seed(secret, "board", event_seed, board)
 
 
-def play_seed(event_seed: int, board: int, rotation: int) -> int:
+def play_seed(event_seed: int, board: int, rotation: int, secret: bytes | None = None) -> int:
     """Returns the seed of one play (board, rotation): the referee's stream for that play."""
     _check_board(board)
     _check_rotation(rotation)
-    return _derive("play", event_seed, board, rotation)
+    return _seed(secret, "play", event_seed, board, rotation)
 
 
-def seat_seed(event_seed: int, board: int, rotation: int, seat: int) -> int:
-    """Returns the seed for the bot at ``seat`` in one play, so runs replay exactly (§2.2)."""
+def seat_seed(
+    event_seed: int, board: int, rotation: int, seat: int, secret: bytes | None = None
+) -> int:
+    """Returns the seed for the bot at ``seat`` in one play, so runs replay exactly (§2.2).
+
+    A bot's own seed is 64 bits (it is handed to the bot and says nothing of the deal).
+    """
     _check_board(board)
     _check_rotation(rotation)
     if seat not in range(SEATS):
         raise ValueError(f"seat must be 0..{SEATS - 1}, got {seat}")
-    return _derive("seat", event_seed, board, rotation, seat)
+    return _seed(secret, "seat", event_seed, board, rotation, seat, bits=64)
+
+
+def schedule_seed(event_seed: int, secret: bytes | None = None) -> int:
+    """Returns the seed of the schedule's draws (seating labels): the event seed, or keyed."""
+    return event_seed if secret is None else keyed_seed(secret, "schedule", bits=64)
 
 
 def rotation_hands(rotation: int) -> tuple[int, int, int, int]:
@@ -125,17 +175,18 @@ def board_plays(
     *,
     event_seed: int,
     rotations: Sequence[int] = DEFAULT_ROTATIONS,
+    secret: bytes | None = None,
 ) -> tuple[BoardPlay, ...]:
     """Expands one table and one board into its plays, one per rotation (default 0 and 1).
 
     The bots keep their seats (team A stays North–South); the cards move. In rotation k the
     bot at seat p receives dealt hand H[(p+k) % 4] (see ``rotation_hands``). Rotations 0 and 1
     cancel team card luck; ``ALL_ROTATIONS`` also balances which partner holds which hand.
-    Each play's seed is ``play_seed(event_seed, board, rotation)``.
+    Each play's seed is ``play_seed(event_seed, board, rotation, secret)``.
     """
     _check_board(board)
     return tuple(
-        BoardPlay(board, k, table, rotation_hands(k), play_seed(event_seed, board, k))
+        BoardPlay(board, k, table, rotation_hands(k), play_seed(event_seed, board, k, secret))
         for k in _check_rotations(rotations)
     )
 
@@ -157,6 +208,7 @@ def round_plays(
     boards_per_round: int,
     event_seed: int,
     rotations: Sequence[int] = DEFAULT_ROTATIONS,
+    secret: bytes | None = None,
 ) -> tuple[BoardPlay, ...]:
     """Returns every play of a round in running order.
 
@@ -170,11 +222,18 @@ def round_plays(
         play
         for board in boards
         for table in round_.tables
-        for play in board_plays(table, board, event_seed=event_seed, rotations=chosen)
+        for play in board_plays(
+            table, board, event_seed=event_seed, rotations=chosen, secret=secret
+        )
     ]
     first = [play for play in plays if play.rotation == chosen[0]]
     rest = [play for play in plays if play.rotation != chosen[0]]
-    _shuffle(rest, _rng("order", event_seed, round_index))
+    rng = (
+        _rng("order", event_seed, round_index)
+        if secret is None
+        else random.Random(keyed_seed(secret, "order", round_index))
+    )
+    _shuffle(rest, rng)
     return (*first, *rest)
 
 
@@ -184,6 +243,7 @@ def schedule_plays(
     boards_per_round: int,
     event_seed: int,
     rotations: Sequence[int] = DEFAULT_ROTATIONS,
+    secret: bytes | None = None,
 ) -> tuple[BoardPlay, ...]:
     """Returns every play of an event, round after round (see ``round_plays``)."""
     return tuple(
@@ -195,5 +255,6 @@ def schedule_plays(
             boards_per_round=boards_per_round,
             event_seed=event_seed,
             rotations=rotations,
+            secret=secret,
         )
     )

@@ -46,7 +46,7 @@ from arena.rules import ArenaError
 from arena.server.manifest import resolve_bot
 from arena.server.sandbox import require_sandbox
 from arena.tournament.cluster import executor_for
-from arena.tournament.model import EventFileError, PlannedPlay, parse_event, plan_event
+from arena.tournament.model import EventFileError, PlannedPlay, parse_event
 from arena.tournament.runner import EventRunner, Progress
 from arena.tournament.store import EventStore
 
@@ -107,7 +107,8 @@ class GateConfig:
         mixed: Candidate + baseline against baseline + baseline instead of C+C vs B+B.
         jobs: Tables (bot-process sessions) at once.
         decision_ms: The time allowed per decision (``TimeControl.decision_ms``).
-        seed: Event seed (deals and bot seeds); the same seed replays the same boards.
+        seed: Event seed (deals and bot seeds); the same seed replays the same boards, whose
+            deals anyone knowing the seed can compute. None: a secret (docs/security.md).
         db: SQLite results file (kept, resumable); None uses a temporary folder.
         cluster: Play on Dask (``tcp://HOST:8786`` or ``local:N``); None plays here.
         allow_unsandboxed: Run the bots in a sandbox below ``full`` when the host can make
@@ -125,7 +126,7 @@ class GateConfig:
     mixed: bool = False
     jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
     decision_ms: int = 1000
-    seed: int = 0
+    seed: int | None = None
     db: Path | None = None
     cluster: str | None = None
     allow_unsandboxed: bool = False
@@ -343,10 +344,13 @@ def run_gate(config: GateConfig, on_look: Callable[[GateLook], None] | None = No
     data = build_event_data(config)
     try:
         spec = parse_event(data, source="gate", base_dir=Path.cwd())
-        plan = plan_event(spec)
     except EventFileError as e:
         raise GateError(_bot_problems(e, config.mixed)) from None
     with _database(config.db) as path, EventStore(path) as store:
+        try:
+            plan = store.plan(spec)
+        except EventFileError as e:
+            raise GateError(_bot_problems(e, config.mixed)) from None
         try:
             store.create_event(spec, plan)
             sandbox = require_sandbox(config.allow_unsandboxed)

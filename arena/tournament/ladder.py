@@ -28,6 +28,7 @@ from arena.tournament.leaderboard import (
 from arena.tournament.leaderboard import (
     VERSION as LEADERBOARD_VERSION,
 )
+from arena.tournament.leaderboard_render import seed_text as _seed_text
 from arena.tournament.leaderboard_render import (
     write_files,
 )
@@ -88,7 +89,7 @@ class Rung:
     event: str
     status: str
     created: str
-    seed: int
+    seed: int | None
     boards_done: int
     boards_total: int
     source: str
@@ -188,7 +189,7 @@ def read_rung(path: Path | str) -> Rung:
         event=name,
         status=fields.text(event, "event.status"),
         created=fields.text(event, "event.created"),
-        seed=fields.integer(event, "event.seed"),
+        seed=None if event.get("seed") is None else fields.integer(event, "event.seed"),
         boards_done=fields.integer(progress, "progress.boards_done"),
         boards_total=fields.integer(progress, "progress.boards_total"),
         source=source,
@@ -367,7 +368,7 @@ def render_markdown(rungs: Sequence[Rung], name: str = "reference") -> str:
         lines.append(
             f"* {_code(r.event)}: {_md(' & '.join(r.stronger_players))} against "
             f"{_md(' & '.join(r.weaker_players))}; {r.boards_done}/{r.boards_total} boards, "
-            f"seed {r.seed}; created {_md(r.created)}; {_md(r.status)}."
+            f"{_seed_text(r.seed)}; created {_md(r.created)}; {_md(r.status)}."
         )
     lines += ["", "---", "", FOOTER]
     return "\n".join(lines) + "\n"

@@ -104,7 +104,7 @@ class Leaderboard:
     format: str
     rotations: int
     hands_per_board: int
-    seed: int
+    seed: int | None  # None: the deals come from the event's secret
     bots: tuple[str, ...]
     plays_done: int
     plays_total: int
@@ -181,7 +181,7 @@ def build_leaderboard(
         format=str(spec.get("format", "board")),
         rotations=int(spec.get("rotations", 2)),
         hands_per_board=int(spec.get("hands_per_board", 1)),
-        seed=int(spec.get("seed", 0)),
+        seed=None if spec.get("seed") is None else int(spec["seed"]),
         bots=summary.bots,
         plays_done=summary.plays_done,
         plays_total=summary.plays_total,

@@ -29,6 +29,7 @@ __all__ = [
     "render_html",
     "render_json",
     "render_markdown",
+    "seed_text",
     "to_json",
     "write_files",
     "write_leaderboard",
@@ -148,8 +149,13 @@ def _describe_event(board: Leaderboard) -> str:
         play = "games"
     return (
         f"{schedule}{method}, {len(board.bots)} bots, {play}, {board.rotations} rotations, "
-        f"seed {board.seed}; created {board.created}; {board.status}"
+        f"{seed_text(board.seed)}; created {board.created}; {board.status}"
     )
+
+
+def seed_text(seed: int | None) -> str:
+    """How an event's deals were drawn: a public seed, or its secret (never shown)."""
+    return "secret deals" if seed is None else f"seed {seed}"
 
 
 def _progress(board: Leaderboard) -> str:

@@ -18,7 +18,9 @@ Match format (``format``):
 Deal books: a file of seeds (one integer per line; one seed per board, deal k of the board is
 ``deal_from_seed(seed, k)``) or explicit deals (a JSON list of deals in the replay notation;
 each board takes the next ``deals_per_board`` of them). Without a book, board b's deals come
-from ``board_seed(event seed, b)``.
+from ``board_seed(event seed, b, secret)``: keyed by the event's secret (drawn when the event
+is created and kept in its database) unless the file sets ``seed``, whose deals anyone who
+knows the seed can compute (for tests and reproductions only).
 """
 
 from __future__ import annotations
@@ -51,8 +53,10 @@ from arena.rules.state import Deal, check_deal, deal_from_seed
 from arena.server.manifest import Limits
 from arena.tournament.boards import (
     board_seed,
+    new_secret,
     rotation_hands,
     round_plays,
+    schedule_seed,
     seat_seed,
 )
 from arena.tournament.schedule import (
@@ -242,7 +246,7 @@ class EventSpec(BaseModel):
     hands_per_board: StrictInt = Field(default=1, ge=1, le=100)
     rotations: Literal[2, 4] = 2
     boards_per_round: StrictInt = Field(default=1, ge=1, le=10_000)
-    seed: StrictInt = Field(default=0, ge=0, lt=_MAX_SEED)
+    seed: StrictInt | None = Field(default=None, ge=0, lt=_MAX_SEED)
     deal_book: StrictStr | None = None
     jobs: StrictInt = Field(default=1, ge=1, le=1024)
     restart: RestartName = "session"
@@ -718,6 +722,7 @@ class EventPlan:
     schedule: Schedule
     plays: tuple[PlannedPlay, ...]
     boards: int
+    secret: bytes | None = None
 
     def digest(self) -> str:
         """Returns a SHA-256 over the plays: equal digests mean the same plan."""
@@ -755,17 +760,26 @@ def plan_event(
     *,
     first_round: int = 0,
     first_ordinal: int = 0,
+    secret: bytes | None = None,
 ) -> EventPlan:
     """Builds the schedule and expands it into plays: boards × tables × rotations, in order.
 
     ``book`` defaults to the spec's deal book (read again from disk when not given).
     ``first_round`` and ``first_ordinal`` number the plays after those of an event being
     extended (its rounds, and so its boards and seeds, continue where it stopped).
+    ``secret`` keys every seed of an event without a ``seed``: the event's stored secret
+    (``EventStore.plan`` passes it); without one a fresh secret is drawn.
 
     Raises:
         EventFileError: The schedule cannot be built, or the deal book is too short.
+        ValueError: The spec has a seed and a secret was given too.
     """
     source = f"event {spec.name!r}"
+    if spec.seed is not None and secret is not None:
+        raise ValueError(f"{source}: an event is keyed by its secret or by its seed, not both")
+    if spec.seed is None and secret is None:
+        secret = new_secret()
+    seed = spec.seed or 0
     if book is None and spec.deal_book is not None:
         book = load_deal_book(spec.deal_book)
     if book is not None:
@@ -775,7 +789,7 @@ def plan_event(
             spec.names,
             spec.kind,
             cycles=spec.cycles,
-            seed=spec.seed,
+            seed=schedule_seed(seed, secret),
             candidate=spec.candidate,
             fillers=spec.filler_names,
         )
@@ -805,10 +819,11 @@ def plan_event(
             round_,
             number,
             boards_per_round=spec.boards_per_round,
-            event_seed=spec.seed,
+            event_seed=seed,
             rotations=spec.rotation_list,
+            secret=secret,
         ):
-            deal_seed: int | None = board_seed(spec.seed, play.board)
+            deal_seed: int | None = board_seed(seed, play.board, secret)
             book_deals: tuple[Deal, ...] = ()
             if book is not None and book.explicit:
                 deal_seed = None
@@ -816,7 +831,7 @@ def plan_event(
             elif book is not None:
                 deal_seed = book.seeds[play.board]
             s0, s1, s2, s3 = (
-                seat_seed(spec.seed, play.board, play.rotation, seat) for seat in range(4)
+                seat_seed(seed, play.board, play.rotation, seat, secret) for seat in range(4)
             )
             plays.append(
                 PlannedPlay(
@@ -832,4 +847,4 @@ def plan_event(
                     book_deals=book_deals,
                 )
             )
-    return EventPlan(schedule=schedule, plays=tuple(plays), boards=boards)
+    return EventPlan(schedule=schedule, plays=tuple(plays), boards=boards, secret=secret)

@@ -136,8 +136,10 @@ class EventRunner:
         on_play: Callable[[Progress, PlannedPlay], None] | None = None,
         executor: Executor | None = None,
         sandbox: Sandbox | None = None,
+        pace_forced: bool = True,
     ) -> None:
         self.store = store
+        self.pace_forced = pace_forced  # off only where speed is the point (arena bench)
         self.event = event
         self.spec = spec
         self.jobs = jobs or spec.jobs
@@ -195,6 +197,7 @@ class EventRunner:
             names=tuple(seats),
             plans=plans,
             table_id=table_id,
+            pace_forced=self.pace_forced,
         )
 
     def record_play(

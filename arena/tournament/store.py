@@ -1,10 +1,13 @@
 """The event store: one SQLite file holding events, their planned plays and every hand played.
 
-Layout (schema version 1; ``meta`` holds the version and a reader refuses any other):
+Layout (schema version 2; ``meta`` holds the version; a version 1 file is upgraded in place
+when opened, any other is refused):
 
 * ``meta(key, value)``: ``application`` and ``schema_version``.
 * ``events``: name, the spec as canonical JSON, the schedule as JSON, a digest of the planned
-  plays, the creation time (the event's own timestamp) and the status.
+  plays, the creation time (the event's own timestamp), the status and the event's
+  ``secret`` (hex; every seed of the event is keyed by it; NULL for an event with a public
+  ``seed``). The file must stay out of every bot's reach (docs/security.md).
 * ``bots``: every bot of an event with its source (``builtin:<name>`` or a manifest path) and
   whether it is a filler (rated, hidden from standings).
 * ``plays``: the plan, written once by ``create_event``: running order, round, table, board,
@@ -51,6 +54,7 @@ from typing import Any
 from arena.ratings import HandOutcome, Team, TurnierHand
 from arena.rules import ArenaError, HandResult, failed_bet
 from arena.tournament.model import (
+    DealBook,
     EventFileError,
     EventPlan,
     EventSpec,
@@ -80,7 +84,7 @@ __all__ = [
 ]
 
 APPLICATION = "tichu-arena-events"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 EventRef = int | str
 """An event by id or by name."""
@@ -98,7 +102,8 @@ CREATE TABLE events (
     plan_digest TEXT NOT NULL,
     created     TEXT NOT NULL,
     status      TEXT NOT NULL
-                CHECK (status IN ('planned', 'running', 'interrupted', 'finished'))
+                CHECK (status IN ('planned', 'running', 'interrupted', 'finished')),
+    secret      TEXT
 );
 CREATE TABLE bots (
     event_id INTEGER NOT NULL REFERENCES events (id),
@@ -416,6 +421,13 @@ class EventStore:
         if meta.get("application") != APPLICATION:
             raise StoreError(f"{self.path}: not a Tichu Arena event database")
         version = meta.get("schema_version")
+        if version == "1":  # version 2 added events.secret (NULL: the event has a seed)
+            with self._write():
+                conn.execute("ALTER TABLE events ADD COLUMN secret TEXT")
+                conn.execute(
+                    "UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),)
+                )
+            version = str(SCHEMA_VERSION)
         if version != str(SCHEMA_VERSION):
             raise StoreError(
                 f"{self.path}: event database schema version {version}, but this arena reads "
@@ -481,6 +493,20 @@ class EventStore:
         names = ", ".join(e.name for e in known) or "none"
         raise StoreError(f"{self.path}: no event {ref!r} (events: {names})")
 
+    def plan(self, spec: EventSpec, book: DealBook | None = None) -> EventPlan:
+        """Plans ``spec`` with its stored secret, or a fresh one for a new event without a seed.
+
+        Raises:
+            EventFileError: As ``plan_event``.
+        """
+        secret: bytes | None = None
+        if spec.seed is None:
+            row = self._conn.execute(
+                "SELECT secret FROM events WHERE name = ?", (spec.name,)
+            ).fetchone()
+            secret = bytes.fromhex(row[0]) if row is not None and row[0] else None
+        return plan_event(spec, book, secret=secret)
+
     def create_event(self, spec: EventSpec, plan: EventPlan, *, created: str | None = None) -> int:
         """Stores an event and its planned plays; returns its id. Idempotent.
 
@@ -519,8 +545,8 @@ class EventStore:
                     )
                 return int(event_id)
             cursor = conn.execute(
-                "INSERT INTO events (name, spec, schedule, plan_digest, created, status)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO events (name, spec, schedule, plan_digest, created, status, secret)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (
                     spec.name,
                     _canonical(spec.identity()),
@@ -528,6 +554,7 @@ class EventStore:
                     digest,
                     created or _now(),
                     EventStatus.PLANNED.value,
+                    None if plan.secret is None else plan.secret.hex(),
                 ),
             )
             event_id = int(cursor.lastrowid or 0)
@@ -592,7 +619,9 @@ class EventStore:
             segment = spec.model_copy(update={"cycles": spec.cycles - old.cycles})
             rounds = 1 + max((p.round for p in prefix), default=-1)
             try:
-                continued = plan_event(segment, first_round=rounds, first_ordinal=len(prefix))
+                continued = plan_event(
+                    segment, first_round=rounds, first_ordinal=len(prefix), secret=plan.secret
+                )
             except EventFileError as e:
                 raise StoreError(f"cannot plan the extension: {e}") from None
             tail, schedule = continued.plays, continued.schedule_json()

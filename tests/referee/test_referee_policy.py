@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import random
 import time
 from collections.abc import Callable
@@ -392,3 +393,61 @@ def test_a_failed_bomb_window_is_told_to_its_seat_only(seed: int) -> None:
         assert told == mine
         seqs = [e.seq for e in seat.events if e.type is not EventType.FAILURE]
         assert seqs == list(range(1, len(seqs) + 1))  # no gaps: the windows stay hidden
+
+
+def test_bomb_window_strikes_stay_out_of_the_public_count_and_give_up_after_the_hand() -> None:
+    def bad_windows(n: int, d: Decision) -> Answer | None:
+        if d.obs.phase is Phase.BOMB_WINDOW:
+            return Answer(None, failure=FailureKind.MALFORMED, detail="echo 0xC0FFEE")
+        return None
+
+    seats = [Scripted(s, bad_windows) for s in range(4)]
+    rec = play(seats, seed=7, options=Options(hands=30), policy=FailurePolicy(max_strikes=2))
+    private = [f for f in rec.failures if f.private]
+    assert private, "no bomb window came up: pick another seed"
+    for s in range(4):  # a window's failure tells its seat every strike, in order
+        assert [f.strikes for f in private if f.seat == s] == list(
+            range(1, 1 + sum(f.seat == s for f in private))
+        )
+    assert all(f.strikes == 0 for f in rec.failures if not f.private)  # none counted publicly
+    # the limit was reached in a window: the seat is given up once that hand is over
+    gave = [f for f in rec.failures if f.outcome is FailureOutcome.DEFAULT_ACTIONS]
+    assert gave
+    for g in gave:
+        second = [f for f in private if f.seat == g.seat][1]
+        assert g.hand > second.hand and g.detail.endswith(" strikes")
+    for s, seat in enumerate(seats):  # all the others saw of it
+        told = [e.failure for e in seat.events if e.type is EventType.FAILURE and e.seat != s]
+        assert len(told) == sum(g.seat != s for g in gave)
+        assert all(
+            f is not None
+            and f.public == "malformed answers; the seat was given up to default actions"
+            for f in told
+        )
+
+
+def test_pace_forced_makes_forced_passes_take_as_long_as_asked_ones() -> None:
+    def timings(pace: bool) -> tuple[float, float]:
+        seats = [Scripted(s, slow) for s in range(4)]
+        stamps: list[tuple[float, TableEvent, int]] = []
+        referee = Referee(
+            seats,
+            MatchConfig(seed=3, options=Options(hands=3), pace_forced=pace),
+            watch=lambda ev: stamps.append((time.perf_counter(), ev, referee.forced)),
+        )
+        asyncio.run(referee.run())
+        asked, forced = [], []
+        for (t0, _, n0), (t1, ev, n1) in itertools.pairwise(stamps):
+            if ev.type is EventType.PASSED:
+                (forced if n1 != n0 else asked).append(t1 - t0)
+        assert len(asked) > 10 and len(forced) > 10
+        return sorted(asked)[len(asked) // 2], sorted(forced)[len(forced) // 2]
+
+    def slow(n: int, d: Decision) -> Answer | None:
+        time.sleep(0.004)  # a bot that thinks 4 ms before every answer
+        return None
+
+    asked, forced = timings(False)
+    assert asked >= 0.004 and forced < 0.002  # unpaced: a forced pass is instant
+    asked, forced = timings(True)
+    assert forced >= 0.75 * asked and forced >= 0.003

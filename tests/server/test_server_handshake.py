@@ -125,13 +125,16 @@ def test_wrong_answers_are_rejected_in_band_and_asked_again() -> None:
         assert e.code == pb.ERROR_CODE_MALFORMED
         assert "out of range" in e.message
         await me.send(pb.BotMessage())  # no payload: the third counted rejection
+        last = (await me.next("error")).error
+        assert (last.code, last.request_id, last.ms_left) == (pb.ERROR_CODE_MALFORMED, 1, 0)
         failure = (await me.next("event")).event.failure
         assert (failure.seat, failure.kind, failure.outcome) == (
             0,
             pb.FAILURE_KIND_MALFORMED,
             pb.FAILURE_OUTCOME_DEFAULT_ACTION,
         )
-        assert "3 rejected answers" in failure.detail
+        # every seat sees the referee's own words; the detail is the seat's (in-band) alone
+        assert failure.detail == "malformed answers; the default action was applied"
         d2 = (await me.next("decision")).decision
         e = await error_for(pb.Action(request_id=1, state_seq=d.state_seq))
         assert e.code == pb.ERROR_CODE_TOO_LATE
@@ -296,3 +299,73 @@ def test_a_table_plays_its_matches_in_a_row_on_the_same_streams(tmp_path: Path) 
     assert done == [(1, Termination.NORMAL), (2, Termination.NORMAL)]
     for name in ("one.json", "two.json"):
         assert replays.verify(replays.load(tmp_path / name)).mismatches == []
+
+
+def test_a_resume_over_a_live_stream_is_recorded_and_rate_limited(tmp_path: Path) -> None:
+    async def main(server: ArenaServer) -> None:
+        spec = TableSpec(
+            options=Options(hands=1),
+            time=TimeControl(decision_ms=10_000),
+            policy=FailurePolicy(reconnect_grace_ms=10_000, max_resumes=2, resume_gap_ms=60_000),
+            replay=tmp_path / "match.json",
+        )
+        table = server.create_table(spec)
+        clients = [Client(server.address) for _ in range(4)]
+        for s, c in enumerate(clients):
+            await c.send(hello(table.tokens[s]))
+        others = [asyncio.ensure_future(c.play_out()) for c in clients[1:]]
+        await clients[0].next("decision")
+        thief = Client(server.address)  # seat 0's token, presented by someone else
+        await thief.send(hello(table.tokens[0], resume=True))
+        assert (await thief.next("welcome")).welcome.resumed
+        assert await clients[0].status() == grpc.StatusCode.ABORTED  # the owner is told
+        again = Client(server.address)  # a second resume within the gap: refused
+        await again.send(hello(table.tokens[0], resume=True))
+        assert await again.status() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "resumed less than 60000 ms ago" in server.service.refused[-1][2]
+        assert await thief.play_out() == grpc.StatusCode.OK
+        await asyncio.gather(*others)
+        rec = (await table.wait())[0]
+        (took,) = rec.failures
+        assert (took.seat, took.kind, took.outcome) == (
+            0,
+            FailureKind.DISCONNECT,
+            FailureOutcome.RECONNECTED,
+        )
+        assert took.detail.startswith("resumed from ipv") and "over a live stream" in took.detail
+        meta = replays.load(tmp_path / "match.json").meta
+        assert [f["detail"] for f in meta["failures"]] == [took.detail]
+        # every seat was told, in the referee's own words
+        seen = [m.event.failure for m in clients[1].received if m.event.HasField("failure")]
+        assert [f.detail for f in seen] == ["the stream ended; the seat resumed"]
+        for c in [*clients, thief, again]:
+            await c.close()
+
+    run(main)
+
+
+def test_a_policy_can_forbid_resuming_a_seat() -> None:
+    async def main(server: ArenaServer) -> None:
+        spec = TableSpec(
+            options=Options(hands=1),
+            time=TimeControl(decision_ms=10_000),
+            policy=FailurePolicy(reconnect_grace_ms=10_000, max_resumes=0),
+        )
+        table = server.create_table(spec)
+        clients = [Client(server.address) for _ in range(4)]
+        for s, c in enumerate(clients):
+            await c.send(hello(table.tokens[s]))
+        others = [asyncio.ensure_future(c.play_out()) for c in clients[1:]]
+        d = (await clients[0].next("decision")).decision
+        thief = Client(server.address)
+        await thief.send(hello(table.tokens[0], resume=True))
+        assert await thief.status() == grpc.StatusCode.PERMISSION_DENIED
+        await clients[0].send(answer(d))
+        assert await clients[0].play_out() == grpc.StatusCode.OK  # the owner plays on
+        await asyncio.gather(*others)
+        rec = (await table.wait())[0]
+        assert rec.failures == [] and rec.termination is Termination.NORMAL
+        for c in [*clients, thief]:
+            await c.close()
+
+    run(main)

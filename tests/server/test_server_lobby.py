@@ -99,3 +99,38 @@ def test_random_seating_draws_the_seats() -> None:
     orders = asyncio.run(main())
     assert all(sorted(o) == [0, 1, 2, 3] for o in orders)
     assert len(orders) > 1
+
+
+def test_a_key_fills_one_seat_of_a_table_unless_the_keys_file_allows_more() -> None:
+    async def main() -> None:
+        spec = TableSpec(options=Options(hands=1))
+        server = ArenaServer(
+            keys=KEYS, open_spec=spec, key_seats={"key-of-bob-0123": 2}, seating=Seating.TICHUJOIN
+        )
+        await server.start()
+        ann, _ = await join(server, "ann")
+        twice = Client(server.address)  # the same key again: both partners' seats
+        await twice.send(hello(key="key-of-ann-0123"))
+        code = await twice.status()
+        assert code == grpc.StatusCode.ALREADY_EXISTS
+        assert server.service.refused[-1][1:] == (
+            grpc.StatusCode.ALREADY_EXISTS,
+            "bot 'ann' already waits for a table: its key fills 1 seat of a table",
+        )
+        assert server.lobby is not None and len(server.lobby.queue) == 1
+        bob1, _ = await join(server, "bob")
+        bob2, _ = await join(server, "bob")  # allowed two seats by the keys file
+        third = Client(server.address)
+        await third.send(hello(key="key-of-bob-0123"))
+        assert await third.status() == grpc.StatusCode.ALREADY_EXISTS
+        cyd, _ = await join(server, "cyd")
+        clients = [ann, bob1, bob2, cyd]
+        codes = await asyncio.gather(*(c.play_out(random.Random(i)) for i, c in enumerate(clients)))
+        assert codes == [grpc.StatusCode.OK] * 4
+        (table,) = server.lobby.tables
+        assert (await table.wait())[0].names == ("ann", "bob", "bob", "cyd")
+        for c in [*clients, twice, third]:
+            await c.close()
+        await server.stop(0.5)
+
+    asyncio.run(main())

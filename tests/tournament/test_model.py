@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 from pathlib import Path
 
@@ -60,7 +62,7 @@ def test_minimal_event_takes_the_documented_defaults(tmp_path: Path) -> None:
     assert spec.schedule == "round_robin" and spec.cycles == 1
     assert spec.format == "board" and spec.hands_per_board == 1
     assert spec.rotation_list == (0, 1)
-    assert spec.boards_per_round == 1 and spec.seed == 0 and spec.jobs == 1
+    assert spec.boards_per_round == 1 and spec.seed is None and spec.jobs == 1
     assert spec.time_control.decision_ms == 1000
     assert spec.deal_book is None
     assert spec.names == ("random", "greedy", "heuristic", "search")
@@ -297,10 +299,34 @@ def test_rotated_deals_move_the_hands_not_the_bots() -> None:
 
 
 def test_plan_is_deterministic() -> None:
-    data = {"name": "d", "bots": ["random", "greedy", "heuristic", "search"], "boards_per_round": 3}
+    data = {
+        "name": "d",
+        "bots": ["random", "greedy", "heuristic", "search"],
+        "boards_per_round": 3,
+        "seed": 0,
+    }
     assert plan_event(parse_event(data)).digest() == plan_event(parse_event(data)).digest()
     other = plan_event(parse_event({**data, "seed": 1})).digest()
     assert other != plan_event(parse_event(data)).digest()
+
+
+def test_an_event_without_a_seed_is_keyed_by_a_fresh_secret() -> None:
+    spec = parse_event(
+        {"name": "d", "bots": ["random", "greedy", "heuristic", "search"], "boards_per_round": 3}
+    )
+    first, second = plan_event(spec), plan_event(spec)
+    assert first.secret is not None and len(first.secret) == 16
+    assert first.secret != second.secret and first.digest() != second.digest()
+    again = plan_event(spec, secret=first.secret)
+    assert again.digest() == first.digest()  # the secret alone reproduces the event
+    play = first.plays[0]
+    text = f"tichu-arena/events/keyed/v1:board:{play.board}".encode()
+    mac = hmac.new(first.secret, text, hashlib.sha256).digest()
+    assert play.deal_seed == int.from_bytes(mac[:16], "big")  # 128 bits of HMAC-SHA256
+    # HMAC-SHA256 of the secret: the public derivation from any seed gives other deals
+    assert {board_seed(s, play.board) for s in range(1000)}.isdisjoint({play.deal_seed})
+    with pytest.raises(ValueError, match="not both"):
+        plan_event(parse_event({**spec.identity(), "seed": 5}), secret=first.secret)
 
 
 def test_seed_book_gives_each_board_its_seed(tmp_path: Path) -> None:

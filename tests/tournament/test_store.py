@@ -70,7 +70,7 @@ def test_schema_version_mismatch_is_a_clear_error(tmp_path: Path) -> None:
     conn.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
     conn.commit()
     conn.close()
-    with pytest.raises(StoreError, match=r"schema version 99, but this arena reads version 1"):
+    with pytest.raises(StoreError, match=r"schema version 99, but this arena reads version 2"):
         EventStore(path)
 
 
@@ -105,6 +105,44 @@ def test_create_event_is_idempotent(tmp_path: Path) -> None:
         assert store.event(first).created == "2026-01-01T00:00:00Z"
         assert len(store.plays(first)) == len(plan.plays) == 5 * 2 * 2
         assert [p.play for p in store.plays(first)] == list(plan.plays)
+
+
+def test_an_event_secret_is_drawn_once_stored_and_reused(tmp_path: Path) -> None:
+    spec = make_spec(BOTS, seed=None)
+    path = tmp_path / "e.db"
+    with EventStore(path) as store:
+        plan = store.plan(spec)
+        assert plan.secret is not None and len(plan.secret) == 16
+        event = store.create_event(spec, plan)
+        again = store.plan(spec)  # a re-run of the same file: the stored secret
+        assert again.secret == plan.secret and again.digest() == plan.digest()
+        assert store.create_event(spec, again) == event
+    conn = sqlite3.connect(path)
+    (stored,) = conn.execute("SELECT secret FROM events").fetchone()
+    conn.close()
+    assert bytes.fromhex(stored) == plan.secret
+    with EventStore(tmp_path / "seeded.db") as store:
+        seeded = make_spec(BOTS)
+        assert store.plan(seeded).secret is None  # a public seed: no secret
+
+
+def test_a_version_1_database_is_upgraded_with_no_secret(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    spec = make_spec(BOTS)
+    with EventStore(path) as store:
+        store.create_event(spec, plan_event(spec))
+    conn = sqlite3.connect(path)
+    conn.execute("ALTER TABLE events DROP COLUMN secret")
+    conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+    conn.commit()
+    conn.close()
+    with EventStore(path) as store:
+        assert store.plan(spec).digest() == plan_event(spec).digest()
+        assert len(store.plays()) == len(plan_event(spec).plays)
+    conn = sqlite3.connect(path)
+    assert conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("2",)
+    assert conn.execute("SELECT secret FROM events").fetchall() == [(None,)]
+    conn.close()
 
 
 def test_create_event_refuses_a_changed_event_file(tmp_path: Path) -> None:
