@@ -151,6 +151,10 @@ class Referee:
         self._task: asyncio.Task[Any] | None = None
         self._stop: tuple[Termination, str, int] | None = None
         self._outcome: MatchOutcome | None = None
+        #: Each asked decision: (index of its action, seat, think ms, log size before, after).
+        self.clock: list[tuple[int, int, float, int, int]] = []
+        #: The size of a seat's log file now (-1: none), to find what it wrote per decision.
+        self.log_size: Callable[[int], int] | None = None
 
     # ------------------------------------------------------------------ public
 
@@ -202,6 +206,7 @@ class Referee:
             defaults=self.defaults,
             started=started,
             seconds=time.perf_counter() - t0,
+            clock=self.clock,
         )
 
     def abort(self, reason: str) -> None:
@@ -281,8 +286,11 @@ class Referee:
                 continue
             self.decisions += 1
             vp = (m.vp[0], m.vp[1]) if tournament else None
+            at = len(m.actions)
+            before = self._log_mark(s)
             answer = await player.decide(Decision(obs, self.seq, decision_ms, self.bank[s], vp))
             self._settle(s, obs, answer, ph is Phase.BOMB_WINDOW)
+            self._time(at, s, answer.elapsed_ms, before)
 
     async def _simultaneous(self, phase: Phase) -> None:
         """Asks all four seats at once, then applies the answers in seat order."""
@@ -291,6 +299,7 @@ class Referee:
         asks: list[asyncio.Future[Answer] | None] = [None, None, None, None]
         decision_ms = self.config.time.decision_ms
         vp = (m.vp[0], m.vp[1]) if self.config.options.tournament else None
+        before = [self._log_mark(s) for s in range(4)]
         try:
             for s in range(4):
                 player = self.players[s]
@@ -310,10 +319,20 @@ class Referee:
             if fut is None:
                 self._apply_default(s, obs[s])
             else:
-                self._settle(s, obs[s], fut.result(), False)
+                at = len(m.actions)
+                answer = fut.result()
+                self._settle(s, obs[s], answer, False)
+                self._time(at, s, answer.elapsed_ms, before[s])
         if phase is Phase.GRAND_TICHU and not m.over:
             called = (m.grand[0], m.grand[1], m.grand[2], m.grand[3])
             self._publish(EventType.GRAND_TICHU_REVEALED, -1, called=called)
+
+    def _log_mark(self, s: int) -> int:
+        return -1 if self.log_size is None else self.log_size(s)
+
+    def _time(self, at: int, s: int, elapsed_ms: float, before: int) -> None:
+        """Notes an asked decision: its first action, think time and the seat's log lines."""
+        self.clock.append((at, s, round(elapsed_ms, 2), before, self._log_mark(s)))
 
     def _simultaneous_view(self, s: int, phase: Phase) -> Observation:
         """Seat ``s``'s view of a decision asked of all four seats before any is applied."""

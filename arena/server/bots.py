@@ -161,6 +161,8 @@ async def play_table(
         log = log_dir / f"seat{seat}-{_safe(m.name)}.log" if log_dir is not None else None
         bots.append(BotProcess(m, env, log))
         table.manage(seat)
+    if log_dir is not None:
+        table.logs = [bot.log for bot in bots if bot.log is not None]
     watchers: list[asyncio.Task[None]] = []
     try:
         for seat, bot in enumerate(bots):

@@ -29,6 +29,7 @@ from arena.server.app import ArenaServer
 from arena.server.bots import play_table
 from arena.server.manifest import Manifest, load_manifest, resolve_bot
 from arena.server.table import MatchPlan, TableSpec
+from arena.tournament.live import LiveFeed
 from arena.tournament.model import EventSpec, PlannedPlay
 from arena.tournament.store import EventStatus, EventStore, Failure, HandRow, StoredPlay
 
@@ -112,6 +113,7 @@ class EventRunner:
         jobs: int | None = None,
         log_dir: Path | None = None,
         on_play: Callable[[Progress, PlannedPlay], None] | None = None,
+        live: bool = True,
     ) -> None:
         self.store = store
         self.event = event
@@ -119,6 +121,7 @@ class EventRunner:
         self.jobs = jobs or spec.jobs
         self.log_dir = log_dir
         self.on_play = on_play
+        self.live = live
         self.manifests = manifests_for(spec)
         self.stopping = False
         self._tables: list[object] = []
@@ -207,11 +210,17 @@ class EventRunner:
             log_dir = None
             if self.log_dir is not None:
                 log_dir = self.log_dir / table_spec.table_id  # type: ignore[operator]
-            await play_table(
-                server,
-                table_spec,
-                [self.manifests[name] for name in session.seats],
-                log_dir=log_dir,
-                on_table=self._tables.append,
-                on_record=recorded,
-            )
+            # The public events of each play, for ``arena web``'s live tables.
+            feed = LiveFeed(self.store.path, self.event, [sp.play for sp in plays])
+            try:
+                await play_table(
+                    server,
+                    table_spec,
+                    [self.manifests[name] for name in session.seats],
+                    log_dir=log_dir,
+                    watch=feed if self.live else None,
+                    on_table=self._tables.append,
+                    on_record=recorded,
+                )
+            finally:
+                feed.close()

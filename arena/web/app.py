@@ -1,0 +1,229 @@
+"""The web app: JSON and server-sent events over event databases, and one static page a view.
+
+``create_app(dbs)`` builds the FastAPI application; ``arena web`` serves it with uvicorn.
+Pages (``/``, ``/event``, ``/games``, ``/replay``, ``/live``) are static files from the
+package with plain JavaScript that asks the JSON API; nothing is fetched from elsewhere.
+Databases are named by their position in ``--db`` (``db=0``, the default).
+
+Streams (``text/event-stream``): each message has an ``id``; a client that reconnects with
+``Last-Event-ID`` gets only what follows; a stream that is complete sends an ``end`` event
+and closes, so a browser stops reconnecting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import FastAPI, Header, HTTPException, Query
+from fastapi.responses import FileResponse
+from fastapi.sse import EventSourceResponse, ServerSentEvent
+from fastapi.staticfiles import StaticFiles
+
+from arena.referee.replay import ReplayError
+from arena.rules import ArenaError
+from arena.tournament.live import live_path
+from arena.web.data import EventData, GameFilter
+from arena.web.live import DELAYS, PublicTable, read_feed, visible_count
+from arena.web.timeline import PERSPECTIVES
+
+__all__ = ["PAGES", "create_app"]
+
+PAGES = ("index", "event", "games", "replay", "live")
+STATIC = Path(str(resources.files("arena.web") / "static"))
+
+
+def create_app(
+    dbs: Sequence[Path], *, delay: str = "trick", poll_s: float = 0.5
+) -> FastAPI:
+    """The application over these event databases.
+
+    ``delay`` is the spectator delay of live tables (``trick``, ``hand`` or ``none``);
+    ``poll_s`` how often streams look at the database and the live feeds.
+
+    Raises:
+        StoreError: A file is not an event database.
+        ValueError: An unknown delay.
+    """
+    if delay not in DELAYS:
+        raise ValueError(f"spectator delay {delay!r}: use one of {', '.join(DELAYS)}")
+    data = [EventData(Path(p)) for p in dbs]
+    app = FastAPI(title="Tichu Arena", docs_url=None, redoc_url=None, openapi_url=None)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    def pick(db: int) -> EventData:
+        if not 0 <= db < len(data):
+            raise HTTPException(404, f"no database {db}: there are {len(data)}")
+        return data[db]
+
+    def event_name(d: EventData, event: str | None) -> str:
+        names = [e["name"] for e in d.events()]
+        if event is None:
+            if not names:
+                raise HTTPException(404, f"{d.path}: no events yet")
+            return str(names[0])
+        if event not in names:
+            raise HTTPException(404, f"{d.path}: no event {event!r}")
+        return event
+
+    for page in PAGES:
+
+        def serve(page: str = page) -> FileResponse:
+            return FileResponse(STATIC / f"{page}.html", media_type="text/html")
+
+        app.get("/" if page == "index" else f"/{page}", include_in_schema=False)(serve)
+
+    @app.get("/api/dbs")
+    def dbs_api() -> list[dict[str, Any]]:
+        return [
+            {"db": i, "path": str(d.path), "events": d.events(), "delay": delay}
+            for i, d in enumerate(data)
+        ]
+
+    @app.get("/api/event")
+    def event_api(db: int = 0, event: str | None = None) -> dict[str, Any]:
+        d = pick(db)
+        name = event_name(d, event)
+        return {"event": name, "progress": d.progress(name), **d.event_page(name)}
+
+    @app.get("/api/event/stream", response_class=EventSourceResponse)
+    async def event_stream(
+        db: int = 0,
+        event: str | None = None,
+        last_event_id: Annotated[str | None, Header()] = None,
+    ) -> AsyncIterator[ServerSentEvent]:
+        """One ``progress`` message each time a play is recorded (id: plays done)."""
+        d = pick(db)
+        name = event_name(d, event)
+        sent = _last_id(last_event_id, -1)
+        while True:
+            progress = await asyncio.to_thread(d.progress, name)
+            done = progress["plays_done"]
+            if done != sent:
+                sent = done
+                yield ServerSentEvent(data=progress, event="progress", id=str(done))
+            if progress["status"] == "finished":
+                yield ServerSentEvent(data=progress, event="end", id=str(done))
+                return
+            await asyncio.sleep(poll_s)
+
+    @app.get("/api/games")
+    def games_api(
+        db: int = 0,
+        event: str | None = None,
+        bot: str = "",
+        round: int | None = None,
+        board: int | None = None,
+        result: Annotated[str, Query(pattern="^(|A|B|tie|double)$")] = "",
+        failures: Annotated[str, Query(pattern="^(|yes|no)$")] = "",
+        offset: Annotated[int, Query(ge=0)] = 0,
+        limit: Annotated[int, Query(ge=1, le=10_000)] = 1000,
+    ) -> dict[str, Any]:
+        d = pick(db)
+        name = event_name(d, event)
+        flt = GameFilter(bot, round, board, result, failures)
+        return {"event": name, **d.games(name, flt, offset, limit)}
+
+    def timeline(d: EventData, name: str, play: int) -> Any:
+        try:
+            return d.timeline(name, play)
+        except KeyError as e:
+            raise HTTPException(404, str(e.args[0])) from None
+        except ReplayError as e:
+            raise HTTPException(422, str(e)) from None
+
+    @app.get("/api/replay")
+    def replay_api(db: int = 0, event: str | None = None, play: int = 0) -> dict[str, Any]:
+        d = pick(db)
+        name = event_name(d, event)
+        tl = timeline(d, name, play)
+        return {
+            "event": name,
+            "play": play,
+            **tl.outline(),
+            "board": d.board_plays(name, play),
+        }
+
+    @app.get("/api/step")
+    def step_api(
+        db: int = 0,
+        event: str | None = None,
+        play: int = 0,
+        step: Annotated[int, Query(ge=0)] = 0,
+        view: str = "spectator",
+    ) -> dict[str, Any]:
+        if view not in PERSPECTIVES:
+            raise HTTPException(422, f"view {view!r}: use one of {', '.join(PERSPECTIVES)}")
+        d = pick(db)
+        tl = timeline(d, event_name(d, event), play)
+        try:
+            return tl.view(min(step, tl.steps), view)
+        except ValueError as e:
+            raise HTTPException(422, str(e)) from None
+
+    @app.get("/api/compare")
+    def compare_api(db: int = 0, event: str | None = None, play: int = 0) -> dict[str, Any]:
+        d = pick(db)
+        name = event_name(d, event)
+        try:
+            return d.compare(name, play)
+        except KeyError as e:
+            raise HTTPException(404, str(e.args[0])) from None
+        except ReplayError as e:
+            raise HTTPException(422, str(e)) from None
+
+    @app.get("/api/live/stream", response_class=EventSourceResponse)
+    async def live_stream(
+        db: int = 0,
+        event: str | None = None,
+        play: int = 0,
+        last_event_id: Annotated[str | None, Header()] = None,
+    ) -> AsyncIterator[ServerSentEvent]:
+        """A live table: one ``table`` message per public event the delay lets through.
+
+        The id is the event's position in the feed; each message carries the event and the
+        table after it. ``end`` follows the match's last event.
+        """
+        d = pick(db)
+        name = event_name(d, event)
+        path = live_path(d.path, name, play)
+        if not path.is_file():
+            raise HTTPException(404, f"event {name!r} has no live feed for play {play}")
+        sent = _last_id(last_event_id, 0)
+        while True:
+            header, events = await asyncio.to_thread(read_feed, path)
+            if header is not None:
+                shown = visible_count(events, delay)
+                table = PublicTable(header)
+                for i, ev in enumerate(events[:shown], 1):
+                    table.apply(ev)
+                    if i > sent:
+                        sent = i
+                        yield ServerSentEvent(
+                            data={"event": ev, "view": table.view(), "header": header},
+                            event="table",
+                            id=str(i),
+                        )
+                if shown and events[shown - 1]["type"] == "match_end":
+                    yield ServerSentEvent(data={"view": table.view()}, event="end", id=str(sent))
+                    return
+            await asyncio.sleep(poll_s)
+
+    @app.exception_handler(ArenaError)
+    async def arena_error(_request: Any, exc: ArenaError) -> Any:
+        from fastapi.responses import JSONResponse
+
+        return JSONResponse({"detail": str(exc)}, status_code=422)
+
+    return app
+
+
+def _last_id(header: str | None, new: int) -> int:
+    """The ``Last-Event-ID`` a reconnecting client sent (``new`` for a new client)."""
+    try:
+        return max(0, int(header)) if header else new
+    except ValueError:
+        return new
