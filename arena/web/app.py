@@ -127,6 +127,10 @@ def create_app(
         flt = GameFilter(bot, round, board, result, failures)
         return {"event": name, **d.games(name, flt, offset, limit)}
 
+    def check_view(view: str) -> None:
+        if view not in PERSPECTIVES:
+            raise HTTPException(422, f"view {view!r}: use one of {', '.join(PERSPECTIVES)}")
+
     def timeline(d: EventData, name: str, play: int) -> Any:
         try:
             return d.timeline(name, play)
@@ -136,14 +140,17 @@ def create_app(
             raise HTTPException(422, str(e)) from None
 
     @app.get("/api/replay")
-    def replay_api(db: int = 0, event: str | None = None, play: int = 0) -> dict[str, Any]:
+    def replay_api(
+        db: int = 0, event: str | None = None, play: int = 0, view: str = "spectator"
+    ) -> dict[str, Any]:
+        check_view(view)
         d = pick(db)
         name = event_name(d, event)
         tl = timeline(d, name, play)
         return {
             "event": name,
             "play": play,
-            **tl.outline(),
+            **tl.outline(view),
             "board": d.board_plays(name, play),
         }
 
@@ -155,8 +162,7 @@ def create_app(
         step: Annotated[int, Query(ge=0)] = 0,
         view: str = "spectator",
     ) -> dict[str, Any]:
-        if view not in PERSPECTIVES:
-            raise HTTPException(422, f"view {view!r}: use one of {', '.join(PERSPECTIVES)}")
+        check_view(view)
         d = pick(db)
         tl = timeline(d, event_name(d, event), play)
         try:

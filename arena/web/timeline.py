@@ -26,6 +26,7 @@ from arena.referee.replay import Replay, ReplayError, load
 from arena.rules import (
     Action,
     CallTichu,
+    PASS,
     EventKind,
     Exchange,
     Gift,
@@ -95,6 +96,8 @@ class Timeline:
         self.actions: list[tuple[int, Action]] = []
         self.hand_starts: list[int] = [0]
         self.trick_starts: list[list[int]] = [[0]]  # per hand, the step each trick starts
+        #: Actions that are bomb-window declines no one else could notice.
+        self.silent: set[int] = set()
         raw: list[Any] = replay.recorded or []
         for i, entry in enumerate(raw, 1):
             body = {k: v for k, v in entry.items() if k != "seat"}
@@ -106,6 +109,15 @@ class Timeline:
                 match.apply(action)
             except Exception as e:  # the rules core's errors, or a malformed entry
                 raise ReplayError(f"action {i}: {match.where()}: cannot re-play: {e}") from e
+            before = self.states[-1]
+            if (
+                before.phase is Phase.BOMB_WINDOW
+                and action == PASS
+                and match.phase is not Phase.DRAGON_GIFT
+                and len(match.events) == len(before.events)
+                and match.hand_no == before.hand_no
+            ):
+                self.silent.add(i - 1)  # nothing public happened: the window stays secret
             self.actions.append((seat, action))
             self.states.append(match.copy())
             if match.hand_no != hand:
@@ -127,12 +139,28 @@ class Timeline:
         """The last step (the number of actions)."""
         return len(self.actions)
 
-    def outline(self) -> dict[str, Any]:
+    def visible(self, who: str) -> list[int]:
+        """The steps perspective ``who`` may see: a bomb window is a secret of its seat.
+
+        A seat asked in a bomb window holds a bomb; when it declines nothing public happens,
+        so that step exists only for the seat itself and for the all-cards view.
+        """
+        if who == "all":
+            return list(range(self.steps + 1))
+        own = int(who) if who.isdigit() else -1
+        return [
+            k
+            for k in range(self.steps + 1)
+            if k == 0 or k - 1 not in self.silent or self.actions[k - 1][0] == own
+        ]
+
+    def outline(self, who: str = "spectator") -> dict[str, Any]:
         """What the viewer needs before the first step: names, steps, hands and tricks."""
         r = self.replay
         return {
             "seats": r.seats,
             "steps": self.steps,
+            "visible": self.visible(who),
             "hand_starts": self.hand_starts,
             "trick_starts": self.trick_starts,
             "options": {
@@ -152,12 +180,22 @@ class Timeline:
             raise ValueError(f"perspective {who!r}: use one of {', '.join(PERSPECTIVES)}")
         if not 0 <= step <= self.steps:
             raise ValueError(f"step {step} is outside 0..{self.steps}")
+        seat_view = int(who) if who.isdigit() else -1
+        while (
+            who != "all"
+            and step > 0
+            and step - 1 in self.silent
+            and self.actions[step - 1][0] != seat_view
+        ):
+            step -= 1  # a secret step: show the last one this perspective may see
         m = self.states[step]
         names = self.replay.seats
-        seat_view = int(who) if who.isdigit() else -1
         obs = observe(m, max(seat_view, 0))
         over = m.phase is Phase.MATCH_OVER
         hidden_calls = m.phase is Phase.GRAND_TICHU
+        phase, to_act = m.phase, m.seat
+        if phase is Phase.BOMB_WINDOW and who != "all" and m.seat != seat_view:
+            phase, to_act = Phase.PLAY, m.turn  # who is asked in a window is a secret
         seats = []
         for s in range(4):
             if who == "all" or s == seat_view:
@@ -185,8 +223,8 @@ class Timeline:
             "perspective": who,
             "hand": m.hand_no + 1 if not over else len(m.hand_results),
             "trick_no": 1 + sum(1 for e in m.events if e.kind == EventKind.TRICK_WON),
-            "phase": m.phase.name.lower(),
-            "to_act": m.seat,
+            "phase": phase.name.lower(),
+            "to_act": to_act,
             "seats": seats,
             "trick": [
                 {"seat": s, "play": str(p), "combo": p.describe()} for s, p in (m.trick or [])
@@ -202,8 +240,12 @@ class Timeline:
             seat, action = self.actions[step - 1]
             full = who == "all" or seat == seat_view
             name = seats[seat]["name"]
-            view["last"] = {"seat": seat, "text": action_text(name, action, not full)}
-            view["decision"] = self._decision(step - 1, seat, action, full)
+            if not full and self.states[step - 1].phase is Phase.BOMB_WINDOW and action == PASS:
+                # A decline that ended the window: the public sees only its consequence.
+                view["last"] = {"seat": -1, "text": "the trick is collected"}
+            else:
+                view["last"] = {"seat": seat, "text": action_text(name, action, not full)}
+                view["decision"] = self._decision(step - 1, seat, action, full)
         return view
 
     def _exchange(self, m: Match, who: str, seat_view: int) -> dict[str, Any] | None:
@@ -267,6 +309,7 @@ class Timeline:
         return [
             {"step": i + 1, "seat": s, "key": _public_key(a), "text": action_text(names[s], a, True)}
             for i, (s, a) in enumerate(self.actions)
+            if i not in self.silent
         ]
 
 

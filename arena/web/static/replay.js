@@ -31,8 +31,16 @@ function target(kind, dir) {
   if (dir < 0 && starts[here] < state.step) return starts[here];
   return starts[Math.max(0, Math.min(starts.length - 1, here + dir))];
 }
+function posOf(step) {
+  // The last step this perspective may see at or before ``step``.
+  const vis = state.outline.visible;
+  let pos = 0;
+  while (pos + 1 < vis.length && vis[pos + 1] <= step) pos++;
+  return pos;
+}
+function move(delta) { const vis = state.outline.visible; go(vis[Math.max(0, Math.min(vis.length - 1, posOf(state.step) + delta))]); }
 async function go(step) {
-  step = Math.max(0, Math.min(state.outline.steps, step));
+  step = state.outline.visible[posOf(Math.max(0, Math.min(state.outline.steps, step)))];
   state.step = step;
   const v = await fetchStep(step, state.view);
   if (state.step !== step) return;
@@ -40,14 +48,15 @@ async function go(step) {
   renderStatus(document.getElementById("status"), v);
   renderDecision(v);
   renderCompare();
-  document.getElementById("scrub").value = step;
+  document.getElementById("scrub").value = posOf(step);
   document.getElementById("stepno").value = step;
   const [hand, trick] = locate(step);
   document.getElementById("where").textContent = `step ${step} of ${state.outline.steps} · hand ${hand + 1} · trick ${trick + 1}`;
   const url = stepURL(step, state.view);
   history.replaceState(null, "", url);
   document.getElementById("permalink").href = url;
-  fetchStep(Math.min(state.outline.steps, step + 1), state.view);  // the next step, ahead
+  const vis = state.outline.visible;
+  fetchStep(vis[Math.min(vis.length - 1, posOf(step) + 1)], state.view);  // the next step, ahead
 }
 function renderDecision(v) {
   const box = document.getElementById("decision");
@@ -82,21 +91,25 @@ function togglePlay() {
   if (state.playing) { clearInterval(state.playing); state.playing = null; btn.textContent = "▶ play"; return; }
   btn.textContent = "❚❚ pause";
   const speed = Number(document.getElementById("speed").value);
-  state.playing = setInterval(() => { if (state.step >= state.outline.steps) togglePlay(); else go(state.step + 1); }, 1000 / speed);
+  state.playing = setInterval(() => { if (state.step >= state.outline.steps) togglePlay(); else move(1); }, 1000 / speed);
 }
 (async () => {
   const main = document.getElementById("main");
   try {
-    const o = await getJSON("/api/replay", {db: DB, event: EVENT, play: PLAY});
+    const o = await getJSON("/api/replay", {db: DB, event: EVENT, play: PLAY, view: state.view});
     state.outline = o; state.event = o.event;
     topBar(o.event);
     const b = o.board[0] || {};
     const views = [["spectator", "spectator (public only)"], ["0", "seat 0"], ["1", "seat 1"], ["2", "seat 2"], ["3", "seat 3"], ["all", "all cards"]];
-    const viewSel = el("select", {id: "view", onchange: e => { state.view = e.target.value; go(state.step); }},
+    const viewSel = el("select", {id: "view", onchange: async e => {
+      state.view = e.target.value;
+      state.outline = await getJSON("/api/replay", {db: DB, event: EVENT, play: PLAY, view: state.view});
+      document.getElementById("scrub").max = state.outline.visible.length - 1;
+      go(state.step); }},
       ...views.map(([v, t]) => { const op = el("option", {value: v, text: t + (v.length === 1 ? " · " + o.seats[Number(v)] : "")}); if (v === state.view) op.selected = true; return op; }));
     const btn = (label, title, fn, id) => el("button", {type: "button", title: title, onclick: fn, id: id || ""}, label);
     const speed = el("select", {id: "speed", title: "steps per second"}, ...[0.5, 1, 2, 4, 8, 16].map(s => { const op = el("option", {value: s, text: s + " /s"}); if (s === 4) op.selected = true; return op; }));
-    const scrub = el("input", {id: "scrub", type: "range", min: 0, max: o.steps, value: state.step, oninput: e => go(Number(e.target.value))});
+    const scrub = el("input", {id: "scrub", type: "range", min: 0, max: o.visible.length - 1, value: 0, oninput: e => go(state.outline.visible[Number(e.target.value)])});
     const stepno = el("input", {id: "stepno", type: "number", min: 0, max: o.steps, style: "width:5em", onchange: e => go(Number(e.target.value))});
     const handSel = el("select", {id: "hand", onchange: e => go(Number(e.target.value))}, ...o.hand_starts.map((s, i) => el("option", {value: s, text: "hand " + (i + 1)})));
     const res = o.result ? `final ${o.result.scores[0]} : ${o.result.scores[1]}` : "";
@@ -107,9 +120,9 @@ function togglePlay() {
         el("a", {id: "permalink", href: "#", title: "a link to this moment"}, "permalink")),
       el("div", {class: "controls"},
         btn("⏮", "start (Home)", () => go(0)), btn("« hand", "previous hand ([)", () => go(target("hand", -1))),
-        btn("‹ trick", "previous trick (↑)", () => go(target("trick", -1))), btn("‹", "step back (←)", () => go(state.step - 1), "back"),
-        btn("›", "step forward (→)", () => go(state.step + 1), "forward"), btn("trick ›", "next trick (↓)", () => go(target("trick", 1))),
-        btn("hand »", "next hand (])", () => go(target("hand", 1))), btn("⏭", "end (End)", () => go(o.steps)), handSel,
+        btn("‹ trick", "previous trick (↑)", () => go(target("trick", -1))), btn("‹", "step back (←)", () => move(-1), "back"),
+        btn("›", "step forward (→)", () => move(1), "forward"), btn("trick ›", "next trick (↓)", () => go(target("trick", 1))),
+        btn("hand »", "next hand (])", () => go(target("hand", 1))), btn("⏭", "end (End)", () => go(state.outline.steps)), handSel,
         el("label", {}, "step ", stepno)),
       el("div", {class: "controls"}, scrub, el("span", {id: "where", class: "muted"})),
       el("div", {id: "status", class: "status"}), el("div", {id: "table"}),
@@ -117,9 +130,9 @@ function togglePlay() {
       el("p", {class: "note", text: "Keys: ← → step, ↑ ↓ trick, [ ] hand, Home End, space play or pause."}));
     document.addEventListener("keydown", e => {
       if (e.target.tagName === "INPUT" || e.target.tagName === "SELECT") return;
-      const keys = {ArrowLeft: () => go(state.step - 1), ArrowRight: () => go(state.step + 1), ArrowUp: () => go(target("trick", -1)),
+      const keys = {ArrowLeft: () => move(-1), ArrowRight: () => move(1), ArrowUp: () => go(target("trick", -1)),
         ArrowDown: () => go(target("trick", 1)), "[": () => go(target("hand", -1)), "]": () => go(target("hand", 1)),
-        Home: () => go(0), End: () => go(o.steps), " ": togglePlay};
+        Home: () => go(0), End: () => go(state.outline.steps), " ": togglePlay};
       if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
     });
     await go(state.step);
