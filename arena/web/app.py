@@ -28,7 +28,7 @@ from arena.rules import ArenaError
 from arena.tournament.live import live_path
 from arena.web.data import EventData, GameFilter
 from arena.web.live import DELAYS, PublicTable, read_feed, visible_count
-from arena.web.timeline import PERSPECTIVES
+from arena.web.timeline import PERSPECTIVES, Timeline
 
 __all__ = ["PAGES", "create_app"]
 
@@ -36,9 +36,7 @@ PAGES = ("index", "event", "games", "replay", "live")
 STATIC = Path(str(resources.files("arena.web") / "static"))
 
 
-def create_app(
-    dbs: Sequence[Path], *, delay: str = "trick", poll_s: float = 0.5
-) -> FastAPI:
+def create_app(dbs: Sequence[Path], *, delay: str = "trick", poll_s: float = 0.5) -> FastAPI:
     """The application over these event databases.
 
     ``delay`` is the spectator delay of live tables (``trick``, ``hand`` or ``none``);
@@ -60,7 +58,7 @@ def create_app(
         return data[db]
 
     def event_name(d: EventData, event: str | None) -> str:
-        names = [e["name"] for e in d.events()]
+        names = d.names()
         if event is None:
             if not names:
                 raise HTTPException(404, f"{d.path}: no events yet")
@@ -131,7 +129,7 @@ def create_app(
         if view not in PERSPECTIVES:
             raise HTTPException(422, f"view {view!r}: use one of {', '.join(PERSPECTIVES)}")
 
-    def timeline(d: EventData, name: str, play: int) -> Any:
+    def timeline(d: EventData, name: str, play: int) -> Timeline:
         try:
             return d.timeline(name, play)
         except KeyError as e:

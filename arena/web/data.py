@@ -9,6 +9,7 @@ a running event's page costs only the plays recorded since the last look.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import threading
 from collections import OrderedDict
@@ -122,6 +123,11 @@ class EventData:
         """A fresh connection: SQLite connections stay in the thread that opened them."""
         return EventStore(self.path, create=False)
 
+    def names(self) -> list[str]:
+        """The names of the file's events, oldest first."""
+        with self.store() as store:
+            return [info.name for info in store.events()]
+
     def events(self) -> list[dict[str, Any]]:
         """Every event of the file with its progress."""
         with self.store() as store:
@@ -224,10 +230,8 @@ class EventData:
                 if not isinstance(seat, int) or not 0 <= seat < 4:
                     continue
                 if isinstance(entry.get("play"), str) and entry["play"] != "pass":
-                    try:
+                    with contextlib.suppress(InvalidActionError):
                         bombs[seat] += parse_play(entry["play"]).is_bomb
-                    except InvalidActionError:
-                        pass
                 elif entry.get("wish") is not None and "wish" in entry:
                     wishes[seat] += 1
             think = [(int(t[1]), float(t[2])) for t in replay.meta.get("think", [])]
@@ -283,16 +287,16 @@ class EventData:
             KeyError: No recorded play with this number.
             ReplayError: Its replay cannot be read or re-played.
         """
-        with self.store() as store:
-            play = next((p for p in store.plays(event) if p.play.ordinal == ordinal), None)
-        if play is None or play.replay_path is None:
-            raise KeyError(f"event {event!r} has no recorded play {ordinal}")
         key = f"{event}/{ordinal}"
         with self._lock:
             hit = self._timelines.get(key)
             if hit is not None:
                 self._timelines.move_to_end(key)
                 return hit
+        with self.store() as store:
+            play = next((p for p in store.plays(event) if p.play.ordinal == ordinal), None)
+        if play is None or play.replay_path is None:
+            raise KeyError(f"event {event!r} has no recorded play {ordinal}")
         timeline = load_timeline(self._resolve(play.replay_path), self.logs)
         with self._lock:
             self._timelines[key] = timeline

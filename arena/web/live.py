@@ -178,4 +178,3 @@ class PublicTable:
             "over": self.over,
             "termination": self.termination,
         }
-

@@ -24,9 +24,9 @@ from typing import Any
 
 from arena.referee.replay import Replay, ReplayError, load
 from arena.rules import (
+    PASS,
     Action,
     CallTichu,
-    PASS,
     EventKind,
     Exchange,
     Gift,
@@ -215,7 +215,7 @@ class Timeline:
                     "won_cards": m.won[s].bit_count(),
                 }
             )
-        if hidden_calls and 0 <= seat_view:
+        if hidden_calls and seat_view >= 0:
             seats[seat_view]["grand"] = bool(m.grand[seat_view])
         view: dict[str, Any] = {
             "step": step,
@@ -239,7 +239,7 @@ class Timeline:
         if step > 0:
             seat, action = self.actions[step - 1]
             full = who == "all" or seat == seat_view
-            name = seats[seat]["name"]
+            name = str(seats[seat]["name"])
             if not full and self.states[step - 1].phase is Phase.BOMB_WINDOW and action == PASS:
                 # A decline that ended the window: the public sees only its consequence.
                 view["last"] = {"seat": -1, "text": "the trick is collected"}
@@ -307,7 +307,12 @@ class Timeline:
         """Every action as a spectator sees it, with its step: the duplicate comparison's unit."""
         names = self.replay.seats
         return [
-            {"step": i + 1, "seat": s, "key": _public_key(a), "text": action_text(names[s], a, True)}
+            {
+                "step": i + 1,
+                "seat": s,
+                "key": _public_key(a),
+                "text": action_text(names[s], a, True),
+            }
             for i, (s, a) in enumerate(self.actions)
             if i not in self.silent
         ]

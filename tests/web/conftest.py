@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("fastapi", reason="the web extra is not installed")
-import uvicorn  # noqa: E402
+import uvicorn
 
-from arena.tournament.model import load_event, plan_event  # noqa: E402
-from arena.tournament.runner import EventRunner  # noqa: E402
-from arena.tournament.store import EventStore  # noqa: E402
-from arena.web.app import create_app  # noqa: E402
+from arena.tournament.model import load_event, plan_event
+from arena.tournament.runner import EventRunner
+from arena.tournament.store import EventStore
+from arena.web.app import create_app
 
 BOTS = Path(__file__).parent / "bots"
 

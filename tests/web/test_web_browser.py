@@ -30,7 +30,9 @@ ARGS = [
 ]
 
 if not CHROMIUM.exists():
-    pytest.skip(f"no browser: {CHROMIUM} is missing (apt-get install chromium)", allow_module_level=True)
+    pytest.skip(
+        f"no browser: {CHROMIUM} is missing (apt-get install chromium)", allow_module_level=True
+    )
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 
 
@@ -132,8 +134,19 @@ def test_follow_a_live_table_until_its_match_ends(
     toml = event_toml(tmp_path, "livetest", "slowbot.toml", 1)
     db = tmp_path / "live.sqlite"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli.main", "event", "run", str(toml), "--db", str(db),
-         "--out", str(tmp_path / "lb"), "--quiet"],
+        [
+            sys.executable,
+            "-m",
+            "arena.cli.main",
+            "event",
+            "run",
+            str(toml),
+            "--db",
+            str(db),
+            "--out",
+            str(tmp_path / "lb"),
+            "--quiet",
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

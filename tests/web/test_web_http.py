@@ -121,7 +121,7 @@ def test_live_stream_ids_resume_and_end(web: Served) -> None:
     assert messages[-1]["data"]["view"]["scores"] == [hand.row.score_a, hand.row.score_b]
     assert all(s["cards"] is None for m in table for s in m["data"]["view"]["seats"])
     resumed = sse(web, "/api/live/stream", headers={"Last-Event-ID": "10"}, play=0)
-    assert [m["id"] for m in resumed if m["event"] == "table"][0] == "11"
+    assert next(m["id"] for m in resumed if m["event"] == "table") == "11"
     assert resumed[-1]["event"] == "end"
 
 
