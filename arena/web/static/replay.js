@@ -51,7 +51,7 @@ async function go(step) {
   document.getElementById("scrub").value = posOf(step);
   document.getElementById("stepno").value = step;
   const [hand, trick] = locate(step);
-  document.getElementById("where").textContent = `step ${step} of ${state.outline.steps} · hand ${hand + 1} · trick ${trick + 1}`;
+  document.getElementById("where").textContent = `step ${step} of ${state.outline.steps} · hand ${hand + 1} · trick ${trick}`;
   const url = stepURL(step, state.view);
   history.replaceState(null, "", url);
   document.getElementById("permalink").href = url;
@@ -119,10 +119,10 @@ function togglePlay() {
       el("div", {class: "controls"}, el("label", {}, "view ", viewSel), speed, btn("▶ play", "play (space)", togglePlay, "playbtn"),
         el("a", {id: "permalink", href: "#", title: "a link to this moment"}, "permalink")),
       el("div", {class: "controls"},
-        btn("⏮", "start (Home)", () => go(0)), btn("« hand", "previous hand ([)", () => go(target("hand", -1))),
+        btn("|‹", "start (Home)", () => go(0)), btn("« hand", "previous hand ([)", () => go(target("hand", -1))),
         btn("‹ trick", "previous trick (↑)", () => go(target("trick", -1))), btn("‹", "step back (←)", () => move(-1), "back"),
         btn("›", "step forward (→)", () => move(1), "forward"), btn("trick ›", "next trick (↓)", () => go(target("trick", 1))),
-        btn("hand »", "next hand (])", () => go(target("hand", 1))), btn("⏭", "end (End)", () => go(state.outline.steps)), handSel,
+        btn("hand »", "next hand (])", () => go(target("hand", 1))), btn("›|", "end (End)", () => go(state.outline.steps)), handSel,
         el("label", {}, "step ", stepno)),
       el("div", {class: "controls"}, scrub, el("span", {id: "where", class: "muted"})),
       el("div", {id: "status", class: "status"}), el("div", {id: "table"}),
