@@ -327,14 +327,17 @@ class EventData:
     def compare(self, event: str, ordinal: int) -> dict[str, Any]:
         """The same board's plays side by side, public actions only, and where they diverge.
 
-        Seats hold the same cards in every play of a board (the bots rotate, not the deal),
-        so two tables agree while their actions, seat by seat, are the same; the first
-        difference is the divergence.
+        Every play of a board deals the same hands; rotation ``r`` seats dealt hand
+        ``(seat + r) mod 4`` at ``seat``. Two tables agree while their actions, dealt hand by
+        dealt hand, are the same; the first difference is the divergence.
         """
         tables = []
         for p in self.board_plays(event, ordinal):
             tl = self.timeline(event, p["play"])
-            tables.append({**p, "actions": tl.public_actions()})
+            actions = tl.public_actions()
+            for a in actions:
+                a["dealt"] = (a["seat"] + p["rotation"]) % 4
+            tables.append({**p, "actions": actions})
         base = tables[0]["actions"] if tables else []
         for t in tables:
             acts = t["actions"]
@@ -343,7 +346,7 @@ class EventData:
                 (
                     i + 1
                     for i in range(n)
-                    if (base[i]["seat"], base[i]["key"]) != (acts[i]["seat"], acts[i]["key"])
+                    if (base[i]["dealt"], base[i]["key"]) != (acts[i]["dealt"], acts[i]["key"])
                 ),
                 None if len(base) == len(acts) else n + 1,
             )
@@ -351,25 +354,31 @@ class EventData:
 
 
 def _crosstable(hands: Iterable[StoredHand]) -> dict[str, Any]:
-    """Partnership against partnership: hands and mean points margin per hand."""
-    cells: dict[tuple[str, str], list[int]] = {}
+    """Bot against bot: mean points margin per hand of the row bot's team, with hands.
+
+    ``partner[i][j]``: when bot i and bot j play together; ``against[i][j]``: when bot j is
+    one of the opponents. Margins are the row team's points minus the other team's.
+    """
+    partner: dict[tuple[str, str], list[int]] = {}
+    against: dict[tuple[str, str], list[int]] = {}
     for h in hands:
-        n, e, s, w = h.seats
-        a = " & ".join(sorted((n, s)))
-        b = " & ".join(sorted((e, w)))
         margin = h.row.score_a - h.row.score_b
-        cells.setdefault((a, b), []).append(margin)
-        cells.setdefault((b, a), []).append(-margin)
-    teams = sorted({k[0] for k in cells})
-    return {
-        "teams": teams,
-        "cells": [
+        for s, bot in enumerate(h.seats):
+            mine = margin if s % 2 == 0 else -margin
+            partner.setdefault((bot, h.seats[(s + 2) % 4]), []).append(mine)
+            for opponent in (h.seats[(s + 1) % 4], h.seats[(s + 3) % 4]):
+                against.setdefault((bot, opponent), []).append(mine)
+    bots = sorted({k[0] for k in partner})
+
+    def matrix(cells: dict[tuple[str, str], list[int]]) -> list[list[dict[str, Any] | None]]:
+        return [
             [
                 {"hands": len(v), "margin": round(sum(v) / len(v), 2)}
                 if (v := cells.get((row, col)))
                 else None
-                for col in teams
+                for col in bots
             ]
-            for row in teams
-        ],
-    }
+            for row in bots
+        ]
+
+    return {"bots": bots, "partner": matrix(partner), "against": matrix(against)}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 import time
@@ -62,7 +63,8 @@ def test_event_and_game_pages(web: Served, page: Any) -> None:
     assert sorted(bots) == ["greedy", "greedy-b", "logbot", "random"]
     assert page.locator("table.leaderboard tbody tr").count() == 4
     assert page.locator("svg.chart circle").count() == 4
-    assert page.locator("table.crosstable tbody tr").count() >= 2
+    assert page.locator("table.crosstable tbody tr").count() == 4
+    assert page.locator("table.against tbody tr").count() == 4
     page.goto(web.url + "/games?event=webtest")
     page.wait_for_selector("#games tbody tr")
     assert page.locator("#games tbody tr").count() == 6
@@ -128,10 +130,22 @@ def test_spectator_view_shows_no_hidden_card(web: Served, page: Any) -> None:
         assert page.locator(f".seat-{s} .card:not(.back)").count() == 0
 
 
+def running_play(db: Path, proc: subprocess.Popen[bytes]) -> int:
+    """A play whose live feed has no ``match_end`` yet."""
+    folder = live_path(db, "livetest", 0).parent
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        for feed in sorted(folder.glob("*.jsonl")):
+            if '"match_end"' not in feed.read_text(encoding="utf-8"):
+                return int(feed.stem)
+        time.sleep(0.05)
+    raise AssertionError("no running play found")
+
+
 def test_follow_a_live_table_until_its_match_ends(
     tmp_path: Path, page: Any, event_db: Path
 ) -> None:
-    toml = event_toml(tmp_path, "livetest", "slowbot.toml", 1)
+    toml = event_toml(tmp_path, "livetest", "slowbot.toml", 2)
     db = tmp_path / "live.sqlite"
     proc = subprocess.Popen(
         [
@@ -151,13 +165,13 @@ def test_follow_a_live_table_until_its_match_ends(
         stderr=subprocess.DEVNULL,
     )
     try:
-        feed = live_path(db, "livetest", 0)
         deadline = time.monotonic() + 120
-        while not feed.exists():
+        while not live_path(db, "livetest", 0).exists():
             assert time.monotonic() < deadline and proc.poll() is None, "no live feed appeared"
             time.sleep(0.1)
         for url in serve([db]):
-            page.goto(url + "/live?event=livetest&play=0")
+            ordinal = running_play(db, proc)
+            page.goto(url + f"/live?event=livetest&play={ordinal}")
             page.wait_for_selector("body[data-seen]", timeout=60_000)
             first = int(page.evaluate("document.body.dataset.seen"))
             page.wait_for_selector("body[data-ended='1']", timeout=120_000)
@@ -165,5 +179,17 @@ def test_follow_a_live_table_until_its_match_ends(
             assert last > first  # events arrived while the page was open
             assert page.locator(".seat .card:not(.back)").count() == 0
             assert "Match over" in page.locator("#over").inner_text()
+            # The event page follows the running event without a reload.
+            page.goto(url + "/event?event=livetest")
+            page.wait_for_selector("table.stats")
+            page.evaluate("window.notReloaded = true")
+            before = page.locator("#progress").inner_text()
+            assert proc.poll() is None, "the event ended before its page could be watched"
+            page.wait_for_function(
+                f"document.getElementById('progress').innerText !== {before!r}", timeout=120_000
+            )
+            assert page.evaluate("window.notReloaded === true")
     finally:
-        proc.wait(300)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)  # the runner stops cleanly; the rest stays pending
+        proc.wait(120)

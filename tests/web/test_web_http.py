@@ -69,7 +69,42 @@ def test_event_page_counts_calls_and_think_times(web: Served) -> None:
         paths = {h.replay_path for h in store.hands()}
         think = [t for p in paths for t in load(store.resolve_replay(str(p))).meta["think"]]
     assert sum(s["decisions"] for s in stats.values()) == len(think)
-    assert page["crosstable"]["teams"] and page["leaderboard"]["ratings"]["rows"]
+    assert len(page["leaderboard"]["ratings"]["rows"]) == 4
+    # Calls and their success, from the store's hands.
+    with EventStore(web.db, create=False) as store:
+        hands = store.hands()
+    calls = [(h.seats[s], h.row.calls[s], h.row.first_out == s) for h in hands for s in range(4)]
+    for bot, row in stats.items():
+        tichus = [made for b, c, made in calls if b == bot and c == "T"]
+        assert row["tichu_calls"] == len(tichus)
+        assert row["tichu_success"] == (round(sum(tichus) / len(tichus), 4) if tichus else None)
+
+
+def test_crosstable_margins_come_from_the_hands(web: Served) -> None:
+    ct = get(web, "/api/event")["crosstable"]
+    with EventStore(web.db, create=False) as store:
+        hands = store.hands()
+    bots = ct["bots"]
+    i, j = bots.index("logbot"), bots.index("random")
+    together = [
+        (h.row.score_a - h.row.score_b) * (1 if h.seats.index("logbot") % 2 == 0 else -1)
+        for h in hands
+        if abs(h.seats.index("logbot") - h.seats.index("random")) == 2
+    ]
+    assert ct["partner"][i][j] == {
+        "hands": len(together),
+        "margin": round(sum(together) / len(together), 2),
+    }
+    assert ct["partner"][i][i] is None
+    assert sum(c["hands"] for c in ct["against"][i] if c) == 2 * len(hands)
+
+
+def test_clear_errors_for_bad_requests(web: Served) -> None:
+    assert httpx.get(web.url + "/api/step", params={"view": "north"}).status_code == 422
+    missing = httpx.get(web.url + "/api/replay", params={"play": 999})
+    assert missing.status_code == 404 and "no recorded play 999" in missing.json()["detail"]
+    assert httpx.get(web.url + "/api/event", params={"event": "nope"}).status_code == 404
+    assert httpx.get(web.url + "/api/event", params={"db": 3}).status_code == 404
 
 
 def played_before(replay_path: Any, step: int) -> set[str]:
@@ -130,3 +165,28 @@ def test_pages_are_served(web: Served, path: str) -> None:
     r = httpx.get(web.url + path)
     assert r.status_code == 200
     assert "http://" not in r.text and "https://" not in r.text  # nothing fetched from elsewhere
+
+
+def test_duplicate_comparison_aligns_the_dealt_hands(web: Served) -> None:
+    with EventStore(web.db, create=False) as store:
+        plays = store.plays()
+        first = plays[0]
+        deals = {
+            p.play.ordinal: load(store.resolve_replay(str(p.replay_path))).deals[0]
+            for p in plays
+            if p.play.board == first.play.board
+        }
+    tables = get(web, "/api/compare", play=first.play.ordinal)["tables"]
+    assert [t["play"] for t in tables] == sorted(deals, key=lambda o: o != first.play.ordinal)
+    a, b = tables
+    for s in range(4):  # the mapping the comparison uses holds for the replays' deals
+        mate = next(t for t in range(4) if (t + b["rotation"]) % 4 == (s + a["rotation"]) % 4)
+        assert deals[a["play"]][s] == deals[b["play"]][mate]
+    k = b["diverges"]
+    assert k is not None  # random and greedy bots swapped seats: the tables part somewhere
+    same = [(x["dealt"], x["key"]) for x in a["actions"][: k - 1]]
+    assert same == [(x["dealt"], x["key"]) for x in b["actions"][: k - 1]]
+    assert (a["actions"][k - 1]["dealt"], a["actions"][k - 1]["key"]) != (
+        b["actions"][k - 1]["dealt"],
+        b["actions"][k - 1]["key"],
+    )

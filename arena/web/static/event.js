@@ -48,8 +48,13 @@ async function load() {
         ratings.map(r => [r.bot, num(r.rating, 1), `${num(r.low, 0)} … ${num(r.high, 0)}`, pct(r.los_next), num(r.margin, 2), r.hands]), "leaderboard"));
     } else out.push(el("p", {class: "muted", text: "No ratings yet: " + (lb.ratings.note || "no hands")}));
     const ct = d.crosstable;
-    out.push(el("h2", {text: "Partnerships (row against column: points per hand, hands)"}),
-      table(["partnership", ...ct.teams], ct.teams.map((t, i) => [t, ...ct.cells[i].map(c => c ? `${c.margin >= 0 ? "+" : ""}${c.margin.toFixed(1)} (${c.hands})` : "–")]), "crosstable"));
+    const cell = c => c ? `${c.margin >= 0 ? "+" : ""}${c.margin.toFixed(1)} (${c.hands})` : "–";
+    out.push(el("h2", {text: "Crosstable: partnerships"}),
+      el("p", {class: "note", text: "Row bot partnered with the column bot: points per hand of their team (hands)."}),
+      table(["bot", ...ct.bots], ct.bots.map((b, i) => [b, ...ct.partner[i].map(cell)]), "crosstable"),
+      el("h2", {text: "Crosstable: opponents"}),
+      el("p", {class: "note", text: "Row bot against the column bot: points per hand of the row bot's team (hands)."}),
+      table(["bot", ...ct.bots], ct.bots.map((b, i) => [b, ...ct.against[i].map(cell)]), "against"));
     const kinds = [...new Set(d.stats.flatMap(s => Object.keys(s.failures)))].sort();
     out.push(el("h2", {text: "Failures per bot"}),
       kinds.length ? table(["bot", ...kinds, "total"], d.stats.map(s => [s.bot, ...kinds.map(k => s.failures[k] || 0), Object.values(s.failures).reduce((a, b) => a + b, 0)]), "failures")
