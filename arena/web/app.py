@@ -32,7 +32,7 @@ from arena.web.timeline import PERSPECTIVES, Timeline
 
 __all__ = ["PAGES", "create_app"]
 
-PAGES = ("index", "event", "games", "replay", "live")
+PAGES = ("index", "event", "games", "replay", "live", "league")
 STATIC = Path(str(resources.files("arena.web") / "static"))
 
 
@@ -77,7 +77,13 @@ def create_app(dbs: Sequence[Path], *, delay: str = "trick", poll_s: float = 0.5
     @app.get("/api/dbs")
     def dbs_api() -> list[dict[str, Any]]:
         return [
-            {"db": i, "path": str(d.path), "events": d.events(), "delay": delay}
+            {
+                "db": i,
+                "path": str(d.path),
+                "events": d.events(),
+                "league": d.is_league(),
+                "delay": delay,
+            }
             for i, d in enumerate(data)
         ]
 
@@ -107,6 +113,15 @@ def create_app(dbs: Sequence[Path], *, delay: str = "trick", poll_s: float = 0.5
                 yield ServerSentEvent(data=progress, event="end", id=str(done))
                 return
             await asyncio.sleep(poll_s)
+
+    @app.get("/api/league")
+    def league_api(db: int = 0, season: int | None = None) -> dict[str, Any]:
+        try:
+            return pick(db).league(season)
+        except LookupError as e:
+            raise HTTPException(404, str(e.args[0])) from None
+        except KeyError as e:
+            raise HTTPException(404, f"no season {e.args[0]}") from None
 
     @app.get("/api/games")
     def games_api(

@@ -10,7 +10,9 @@ a running event's page costs only the plays recorded since the last look.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import math
+import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
@@ -122,6 +124,31 @@ class EventData:
     def store(self) -> EventStore:
         """A fresh connection: SQLite connections stay in the thread that opened them."""
         return EventStore(self.path, create=False)
+
+    def is_league(self) -> bool:
+        """Whether the file is also a league database (``arena league``'s tables beside)."""
+        with sqlite3.connect(f"file:{self.path}?mode=ro", uri=True) as conn:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'league_schema_version'")
+            return row.fetchone() is not None
+
+    def league(self, season: int | None) -> dict[str, Any]:
+        """The league's season table, rating-over-rounds series and versions.
+
+        Read with the league package (``arena.tournament.league``), imported only here.
+
+        Raises:
+            LookupError: Not a league database, or no league support in this build.
+        """
+        if not self.is_league():
+            raise LookupError(f"{self.path}: not a league database")
+        try:
+            render = importlib.import_module("arena.tournament.league.render")
+            stores = importlib.import_module("arena.tournament.league.store")
+        except ImportError:
+            raise LookupError("this build of the arena has no league support") from None
+        with stores.LeagueStore(self.path) as store:
+            board: dict[str, Any] = render.league_board(store, season)
+        return board
 
     def names(self) -> list[str]:
         """The names of the file's events, oldest first."""

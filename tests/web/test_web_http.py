@@ -105,6 +105,9 @@ def test_clear_errors_for_bad_requests(web: Served) -> None:
     assert missing.status_code == 404 and "no recorded play 999" in missing.json()["detail"]
     assert httpx.get(web.url + "/api/event", params={"event": "nope"}).status_code == 404
     assert httpx.get(web.url + "/api/event", params={"db": 3}).status_code == 404
+    league = httpx.get(web.url + "/api/league")
+    assert league.status_code == 404 and "not a league database" in league.json()["detail"]
+    assert get(web, "/api/dbs")[0]["league"] is False
 
 
 def played_before(replay_path: Any, step: int) -> set[str]:
@@ -160,7 +163,9 @@ def test_live_stream_ids_resume_and_end(web: Served) -> None:
     assert resumed[-1]["event"] == "end"
 
 
-@pytest.mark.parametrize("path", ["/", "/event", "/games", "/replay", "/live", "/static/app.css"])
+@pytest.mark.parametrize(
+    "path", ["/", "/event", "/games", "/replay", "/live", "/league", "/static/app.css"]
+)
 def test_pages_are_served(web: Served, path: str) -> None:
     r = httpx.get(web.url + path)
     assert r.status_code == 200

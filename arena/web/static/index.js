@@ -13,7 +13,7 @@
         el("td", {text: e.plays_done + " / " + e.plays_total}), el("td", {text: e.hands}),
         el("td", {class: "name", text: e.bots.join(", ")}),
         el("td", {}, el("a", {href: "/games?" + qs({db: d.db, event: e.name})}, "games"))));
-      main.append(el("h2", {text: d.path}), el("div", {class: "scroll"}, el("table", {},
+      main.append(el("h2", {}, d.path, d.league ? el("a", {href: "/league?" + qs({db: d.db}), style: "margin-left:.8rem"}, "league table") : null), el("div", {class: "scroll"}, el("table", {},
         el("thead", {}, el("tr", {}, el("th", {class: "name", text: "event"}), el("th", {text: "status"}),
           el("th", {text: "plays"}), el("th", {text: "hands"}), el("th", {class: "name", text: "bots"}), el("th", {text: ""}))),
         el("tbody", {}, ...rows))));
