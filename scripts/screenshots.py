@@ -10,22 +10,26 @@ from __future__ import annotations
 
 import argparse
 import tempfile
-import threading
-import time
 from pathlib import Path
 
-import uvicorn
 from playwright.sync_api import sync_playwright
 
 from arena.tournament.model import load_event, plan_event
 from arena.tournament.runner import EventRunner
 from arena.tournament.store import EventStore
-from arena.web.app import create_app
+from arena.web.app import create_app, running
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "screenshots"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 EVENT = """name = "shots"
 bots = ["random", "greedy", "heuristic", { bot = "greedy", name = "greedy-b" }]
 schedule = "round_robin"
@@ -54,14 +58,6 @@ def main() -> None:
     ns = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         db = ns.db or play(Path(tmp))
-        server = uvicorn.Server(
-            uvicorn.Config(create_app([db]), host="127.0.0.1", port=0, log_level="warning")
-        )
-        thread = threading.Thread(target=server.run, daemon=True)
-        thread.start()
-        while not server.started:
-            time.sleep(0.05)
-        url = f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
         with EventStore(db, create=False) as store:
             event = store.events()[0].name
             ordinal = store.plays()[1].play.ordinal
@@ -69,14 +65,18 @@ def main() -> None:
             "index": ("/", "table"),
             "event": (f"/event?event={event}", "table.stats"),
             "games": (f"/games?event={event}", "#games"),
-            "replay": (f"/replay?event={event}&play={ordinal}&step=40&view=all",
-                       "body[data-ready='1']"),
-            "replay-spectator": (f"/replay?event={event}&play={ordinal}&step=40",
-                                 "body[data-ready='1']"),
+            "replay": (
+                f"/replay?event={event}&play={ordinal}&step=40&view=all",
+                "body[data-ready='1']",
+            ),
+            "replay-spectator": (
+                f"/replay?event={event}&play={ordinal}&step=40",
+                "body[data-ready='1']",
+            ),
             "live": (f"/live?event={event}&play={ordinal}", "body[data-ended='1']"),
         }
         OUT.mkdir(parents=True, exist_ok=True)
-        with sync_playwright() as pw:
+        with running(create_app([db])) as url, sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=ns.chromium, args=ARGS)
             for width in (1280, 420):
                 page = browser.new_page(viewport={"width": width, "height": 900})
@@ -88,8 +88,6 @@ def main() -> None:
                     print(f"{shot.relative_to(ROOT)}  {shot.stat().st_size // 1024} KiB")
                 page.close()
             browser.close()
-        server.should_exit = True
-        thread.join(10)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@ from __future__ import annotations
 import random
 import statistics
 import tempfile
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,48 +61,35 @@ def _event(folder: Path, boards: int) -> Path:
 def bench_web(hands: int = 1000, steps: int = 200) -> WebFigures:
     """Builds an event of about ``hands`` hands, serves it, times the game list and steps."""
     import httpx
-    import uvicorn
 
-    from arena.web.app import create_app
+    from arena.web.app import create_app, running
 
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
         db = _event(Path(tmp), max(1, round(hands / 6)))
         build = time.perf_counter() - t0
-        server = uvicorn.Server(
-            uvicorn.Config(create_app([db]), host="127.0.0.1", port=0, log_level="warning")
-        )
-        thread = threading.Thread(target=server.run, daemon=True)
-        thread.start()
-        while not server.started:
-            time.sleep(0.05)
-        url = f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
-        try:
-            with httpx.Client(base_url=url, timeout=60) as client:
-                client.get("/api/dbs").raise_for_status()
+        with running(create_app([db])) as url, httpx.Client(base_url=url, timeout=60) as client:
+            client.get("/api/dbs").raise_for_status()
+            t0 = time.perf_counter()
+            games = client.get("/api/games", params={"limit": 10_000})
+            games_s = time.perf_counter() - t0
+            games.raise_for_status()
+            rows = games.json()["rows"]
+            play = rows[len(rows) // 2]["play"]
+            t0 = time.perf_counter()
+            outline = client.get("/api/replay", params={"play": play}).json()
+            client.get("/api/step", params={"play": play, "step": 0}).raise_for_status()
+            first = (time.perf_counter() - t0) * 1000
+            rng = random.Random(2)
+            times = []
+            for _ in range(steps):
+                step = rng.randrange(outline["steps"] + 1)
+                view = rng.choice(["spectator", "all", "0"])
                 t0 = time.perf_counter()
-                games = client.get("/api/games", params={"limit": 10_000})
-                games_s = time.perf_counter() - t0
-                games.raise_for_status()
-                rows = games.json()["rows"]
-                play = rows[len(rows) // 2]["play"]
-                t0 = time.perf_counter()
-                outline = client.get("/api/replay", params={"play": play}).json()
-                client.get("/api/step", params={"play": play, "step": 0}).raise_for_status()
-                first = (time.perf_counter() - t0) * 1000
-                rng = random.Random(2)
-                times = []
-                for _ in range(steps):
-                    step = rng.randrange(outline["steps"] + 1)
-                    view = rng.choice(["spectator", "all", "0"])
-                    t0 = time.perf_counter()
-                    client.get(
-                        "/api/step", params={"play": play, "step": step, "view": view}
-                    ).raise_for_status()
-                    times.append((time.perf_counter() - t0) * 1000)
-        finally:
-            server.should_exit = True
-            thread.join(10)
+                client.get(
+                    "/api/step", params={"play": play, "step": step, "view": view}
+                ).raise_for_status()
+                times.append((time.perf_counter() - t0) * 1000)
     return WebFigures(
         hands=len(rows),
         build_s=build,

@@ -13,26 +13,36 @@ and closes, so a browser stops reconnecting.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import FastAPI, Header, HTTPException, Query
-from fastapi.responses import FileResponse
+from fastapi import FastAPI, Header, HTTPException, Query, Request
+from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 from fastapi.staticfiles import StaticFiles
 
-from arena.referee.replay import ReplayError
 from arena.rules import ArenaError
 from arena.tournament.live import live_path
-from arena.web.data import EventData, GameFilter
+from arena.web.data import EventData, GameFilter, NotFound
 from arena.web.live import DELAYS, PublicTable, read_feed, visible_count
-from arena.web.timeline import PERSPECTIVES, Timeline
+from arena.web.timeline import PERSPECTIVES
 
-__all__ = ["PAGES", "create_app"]
+__all__ = ["PAGES", "create_app", "running"]
 
-PAGES = ("index", "event", "games", "replay", "live", "league")
+PAGES = {
+    "index": "Events",
+    "event": "Event",
+    "games": "Games",
+    "replay": "Replay",
+    "live": "Live table",
+    "league": "League",
+}
+"""Each page's script (``static/<page>.js``) and title; they share the ``page.html`` shell."""
 STATIC = Path(str(resources.files("arena.web") / "static"))
 
 
@@ -67,10 +77,12 @@ def create_app(dbs: Sequence[Path], *, delay: str = "trick", poll_s: float = 0.5
             raise HTTPException(404, f"{d.path}: no event {event!r}")
         return event
 
-    for page in PAGES:
+    shell = (STATIC / "page.html").read_text(encoding="utf-8")
+    for page, title in PAGES.items():
+        html = shell.replace("{title}", title).replace("{page}", page)
 
-        def serve(page: str = page) -> FileResponse:
-            return FileResponse(STATIC / f"{page}.html", media_type="text/html")
+        def serve(html: str = html) -> HTMLResponse:
+            return HTMLResponse(html)
 
         app.get("/" if page == "index" else f"/{page}", include_in_schema=False)(serve)
 
@@ -116,12 +128,7 @@ def create_app(dbs: Sequence[Path], *, delay: str = "trick", poll_s: float = 0.5
 
     @app.get("/api/league")
     def league_api(db: int = 0, season: int | None = None) -> dict[str, Any]:
-        try:
-            return pick(db).league(season)
-        except LookupError as e:
-            raise HTTPException(404, str(e.args[0])) from None
-        except KeyError as e:
-            raise HTTPException(404, f"no season {e.args[0]}") from None
+        return pick(db).league(season)
 
     @app.get("/api/games")
     def games_api(
@@ -144,14 +151,6 @@ def create_app(dbs: Sequence[Path], *, delay: str = "trick", poll_s: float = 0.5
         if view not in PERSPECTIVES:
             raise HTTPException(422, f"view {view!r}: use one of {', '.join(PERSPECTIVES)}")
 
-    def timeline(d: EventData, name: str, play: int) -> Timeline:
-        try:
-            return d.timeline(name, play)
-        except KeyError as e:
-            raise HTTPException(404, str(e.args[0])) from None
-        except ReplayError as e:
-            raise HTTPException(422, str(e)) from None
-
     @app.get("/api/replay")
     def replay_api(
         db: int = 0, event: str | None = None, play: int = 0, view: str = "spectator"
@@ -159,7 +158,7 @@ def create_app(dbs: Sequence[Path], *, delay: str = "trick", poll_s: float = 0.5
         check_view(view)
         d = pick(db)
         name = event_name(d, event)
-        tl = timeline(d, name, play)
+        tl = d.timeline(name, play)
         return {
             "event": name,
             "play": play,
@@ -177,22 +176,13 @@ def create_app(dbs: Sequence[Path], *, delay: str = "trick", poll_s: float = 0.5
     ) -> dict[str, Any]:
         check_view(view)
         d = pick(db)
-        tl = timeline(d, event_name(d, event), play)
-        try:
-            return tl.view(min(step, tl.steps), view)
-        except ValueError as e:
-            raise HTTPException(422, str(e)) from None
+        tl = d.timeline(event_name(d, event), play)
+        return tl.view(min(step, tl.steps), view)
 
     @app.get("/api/compare")
     def compare_api(db: int = 0, event: str | None = None, play: int = 0) -> dict[str, Any]:
         d = pick(db)
-        name = event_name(d, event)
-        try:
-            return d.compare(name, play)
-        except KeyError as e:
-            raise HTTPException(404, str(e.args[0])) from None
-        except ReplayError as e:
-            raise HTTPException(422, str(e)) from None
+        return d.compare(event_name(d, event), play)
 
     @app.get("/api/live/stream", response_class=EventSourceResponse)
     async def live_stream(
@@ -231,10 +221,12 @@ def create_app(dbs: Sequence[Path], *, delay: str = "trick", poll_s: float = 0.5
                     return
             await asyncio.sleep(poll_s)
 
-    @app.exception_handler(ArenaError)
-    async def arena_error(_request: Any, exc: ArenaError) -> Any:
-        from fastapi.responses import JSONResponse
+    @app.exception_handler(NotFound)
+    async def not_found(_request: Request, exc: NotFound) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=404)
 
+    @app.exception_handler(ArenaError)  # a replay that cannot be re-played, say
+    async def arena_error(_request: Request, exc: ArenaError) -> JSONResponse:
         return JSONResponse({"detail": str(exc)}, status_code=422)
 
     return app
@@ -246,3 +238,27 @@ def _last_id(header: str | None, new: int) -> int:
         return max(0, int(header)) if header else new
     except ValueError:
         return new
+
+
+@contextmanager
+def running(app: FastAPI, *, timeout_s: float = 30.0) -> Iterator[str]:
+    """Serves ``app`` with uvicorn on a free loopback port in a thread; yields its address.
+
+    For the benchmark, the screenshots and the tests; ``arena web`` runs uvicorn itself.
+    """
+    import uvicorn
+
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + timeout_s
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the web app did not start")
+        time.sleep(0.05)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)

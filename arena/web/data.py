@@ -28,9 +28,13 @@ from arena.tournament.live import live_dir
 from arena.tournament.store import EventStore, StoredHand
 from arena.web.timeline import Timeline, load_timeline
 
-__all__ = ["BotStats", "EventData", "GameFilter"]
+__all__ = ["BotStats", "EventData", "GameFilter", "NotFound"]
 
 TIMELINES_KEPT = 32
+
+
+class NotFound(LookupError):
+    """What a page asks for is not in the database (a play, a season, a league)."""
 
 
 @dataclass
@@ -137,17 +141,20 @@ class EventData:
         Read with the league package (``arena.tournament.league``), imported only here.
 
         Raises:
-            LookupError: Not a league database, or no league support in this build.
+            NotFound: Not a league database, no such season, or no league support here.
         """
         if not self.is_league():
-            raise LookupError(f"{self.path}: not a league database")
+            raise NotFound(f"{self.path}: not a league database")
         try:
             render = importlib.import_module("arena.tournament.league.render")
             stores = importlib.import_module("arena.tournament.league.store")
         except ImportError:
-            raise LookupError("this build of the arena has no league support") from None
+            raise NotFound("this build of the arena has no league support") from None
         with stores.LeagueStore(self.path) as store:
-            board: dict[str, Any] = render.league_board(store, season)
+            try:
+                board: dict[str, Any] = render.league_board(store, season)
+            except KeyError:
+                raise NotFound(f"{self.path}: no season {season}") from None
         return board
 
     def names(self) -> list[str]:
@@ -311,7 +318,7 @@ class EventData:
         """The re-played timeline of one recorded play (the last few are kept).
 
         Raises:
-            KeyError: No recorded play with this number.
+            NotFound: No recorded play with this number.
             ReplayError: Its replay cannot be read or re-played.
         """
         key = f"{event}/{ordinal}"
@@ -323,7 +330,7 @@ class EventData:
         with self.store() as store:
             play = next((p for p in store.plays(event) if p.play.ordinal == ordinal), None)
         if play is None or play.replay_path is None:
-            raise KeyError(f"event {event!r} has no recorded play {ordinal}")
+            raise NotFound(f"event {event!r} has no recorded play {ordinal}")
         timeline = load_timeline(self._resolve(play.replay_path), self.logs)
         with self._lock:
             self._timelines[key] = timeline
@@ -337,7 +344,7 @@ class EventData:
             plays = store.plays(event)
         mine = next((p for p in plays if p.play.ordinal == ordinal), None)
         if mine is None:
-            raise KeyError(f"event {event!r} has no play {ordinal}")
+            raise NotFound(f"event {event!r} has no play {ordinal}")
         same = [p for p in plays if p.play.board == mine.play.board and p.done]
         same.sort(key=lambda p: (p.play.ordinal != ordinal, p.play.ordinal))
         return [

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,12 +9,10 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("fastapi", reason="the web extra is not installed")
-import uvicorn
-
 from arena.tournament.model import load_event, plan_event
 from arena.tournament.runner import EventRunner
 from arena.tournament.store import EventStore
-from arena.web.app import create_app
+from arena.web.app import create_app, running
 
 BOTS = Path(__file__).parent / "bots"
 
@@ -61,23 +57,10 @@ class Served:
     db: Path
 
 
-def serve(dbs: list[Path], **kwargs: object) -> Iterator[str]:
-    """Runs uvicorn with the app on a free loopback port in a thread; yields the base URL."""
-    app = create_app(dbs, poll_s=0.1, **kwargs)  # type: ignore[arg-type]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("the web app did not start")
-        time.sleep(0.05)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
+def serve(dbs: list[Path]) -> Iterator[str]:
+    """The app over ``dbs`` on a free loopback port (polling fast); yields the base URL."""
+    with running(create_app(dbs, poll_s=0.1)) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -23,15 +23,15 @@ const FILTERS = ["bot", "round", "board", "result", "failures"];
     const seatNames = r => r.seats.map((s, i) => (r.calls[i] !== "-" ? s + " (" + r.calls[i] + ")" : s)).join(" · ");
     const rows = d.rows.map(r => el("tr", {class: r.failures.length ? "fail" : "", "data-play": r.play},
       el("td", {}, r.replay ? el("a", {href: "/replay?" + qs({db: DB, event: d.event, play: r.play})}, "play " + r.play) : "play " + r.play),
-      el("td", {text: r.hand}), el("td", {text: r.round}), el("td", {text: r.table}), el("td", {text: r.board}), el("td", {text: r.rotation}),
-      el("td", {class: "name", text: seatNames(r)}),
       el("td", {class: "score", text: r.score[0] + " : " + r.score[1]}),
       el("td", {text: r.double_victory ? "1-2 " + r.double_victory : ""}),
+      el("td", {class: "name", text: seatNames(r)}),
+      el("td", {text: r.round}), el("td", {text: r.table}), el("td", {text: r.board}), el("td", {text: r.rotation}), el("td", {text: r.hand}),
       el("td", {class: "name", text: r.failures.map(f => "seat " + f.seat + " " + f.kind).join(", ")})));
     main.replaceChildren(el("h1", {text: "Games of " + d.event}), form,
       el("p", {class: "muted", id: "count", text: d.total + " hands" + (d.total > d.rows.length ? ", first " + d.rows.length + " shown" : "")}),
       el("div", {class: "scroll"}, el("table", {id: "games"},
-        el("thead", {}, el("tr", {}, ...["play", "hand", "round", "table", "board", "rot.", "seats N · E · S · W", "score A : B", "", "failures"].map((h, i) => el("th", {class: i === 6 || i === 9 ? "name" : "", text: h})))),
+        el("thead", {}, el("tr", {}, ...["play", "score A : B", "", "seats N · E · S · W", "round", "table", "board", "rot.", "hand", "failures"].map((h, i) => el("th", {class: i === 3 || i === 9 ? "name" : "", text: h})))),
         el("tbody", {}, ...rows))));
   } catch (err) { showError(main, err); }
 })();
