@@ -8,7 +8,9 @@ tails these files to show live tables (docs/web.md).
 
 Layout: ``<db>.live/<event>/<ordinal>.jsonl``, the first line a ``header`` (the play's round,
 table, board, rotation and seat names), then one line per table event in ``seq`` order, the
-last a ``match_end``. Each line is flushed as it is written.
+last a ``match_end``. The file is flushed when a trick is collected and when a hand or the
+match ends: a spectator sees no more (the default delay) and the runner pays one write per
+trick, not one per event.
 """
 
 from __future__ import annotations
@@ -24,6 +26,10 @@ from arena.rules import format_cards
 from arena.tournament.model import PlannedPlay
 
 __all__ = ["LiveFeed", "event_json", "live_dir", "live_path"]
+
+_FLUSH = frozenset(
+    {EventType.TRICK_WON, EventType.DRAGON_GIVEN, EventType.HAND_END, EventType.MATCH_END}
+)
 
 
 def live_dir(db: Path) -> Path:
@@ -94,7 +100,8 @@ class LiveFeed:
             self._open(self.plays[self._k])
         assert self._file is not None
         self._file.write(json.dumps(event_json(ev), separators=(",", ":")) + "\n")
-        self._file.flush()
+        if ev.type in _FLUSH:
+            self._file.flush()
         if ev.type is EventType.MATCH_END:
             self.close()
             self._k += 1

@@ -113,7 +113,6 @@ class EventRunner:
         jobs: int | None = None,
         log_dir: Path | None = None,
         on_play: Callable[[Progress, PlannedPlay], None] | None = None,
-        live: bool = True,
     ) -> None:
         self.store = store
         self.event = event
@@ -121,7 +120,6 @@ class EventRunner:
         self.jobs = jobs or spec.jobs
         self.log_dir = log_dir
         self.on_play = on_play
-        self.live = live
         self.manifests = manifests_for(spec)
         self.stopping = False
         self._tables: list[object] = []
@@ -218,7 +216,7 @@ class EventRunner:
                     table_spec,
                     [self.manifests[name] for name in session.seats],
                     log_dir=log_dir,
-                    watch=feed if self.live else None,
+                    watch=feed,
                     on_table=self._tables.append,
                     on_record=recorded,
                 )
