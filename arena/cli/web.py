@@ -17,7 +17,7 @@ def web(
         list[Path],
         typer.Option(exists=True, dir_okay=False, help="An event database (repeat for more)."),
     ],
-    port: Annotated[int, typer.Option(min=0, max=65535, help="Port (0: any free port).")] = 8000,
+    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8000,
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     delay: Annotated[
         str, typer.Option(help="Spectator delay of live tables: trick, hand or none.")

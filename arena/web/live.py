@@ -58,7 +58,6 @@ class PublicTable:
     """The public state of a table, built from its events one at a time."""
 
     def __init__(self, header: dict[str, Any]) -> None:
-        self.header = header
         self.names: list[str] = list(header.get("seats", []))
         self.hand = 0
         self.scores = [0, 0]
