@@ -25,10 +25,12 @@ __all__ = ["WebFigures", "bench_web"]
 
 @dataclass(frozen=True)
 class WebFigures:
-    """Seconds for the game list, milliseconds per replay step (cold and kept)."""
+    """Seconds for the event page and the game list, milliseconds per replay step."""
 
     hands: int
     build_s: float
+    event_cold_s: float
+    event_warm_s: float
     games_s: float
     first_step_ms: float
     step_ms_median: float
@@ -70,6 +72,11 @@ def bench_web(hands: int = 1000, steps: int = 200) -> WebFigures:
         build = time.perf_counter() - t0
         with running(create_app([db])) as url, httpx.Client(base_url=url, timeout=60) as client:
             client.get("/api/dbs").raise_for_status()
+            times = []
+            for _ in range(2):  # the first reads every replay, the second what is kept
+                t0 = time.perf_counter()
+                client.get("/api/event").raise_for_status()
+                times.append(time.perf_counter() - t0)
             t0 = time.perf_counter()
             games = client.get("/api/games", params={"limit": 10_000})
             games_s = time.perf_counter() - t0
@@ -81,7 +88,7 @@ def bench_web(hands: int = 1000, steps: int = 200) -> WebFigures:
             client.get("/api/step", params={"play": play, "step": 0}).raise_for_status()
             first = (time.perf_counter() - t0) * 1000
             rng = random.Random(2)
-            times = []
+            times = []  # now the steps
             for _ in range(steps):
                 step = rng.randrange(outline["steps"] + 1)
                 view = rng.choice(["spectator", "all", "0"])
@@ -93,6 +100,8 @@ def bench_web(hands: int = 1000, steps: int = 200) -> WebFigures:
     return WebFigures(
         hands=len(rows),
         build_s=build,
+        event_cold_s=times[0],
+        event_warm_s=times[1],
         games_s=games_s,
         first_step_ms=first,
         step_ms_median=statistics.median(times),

@@ -141,6 +141,7 @@ def web_bench(
 
     f = bench_web(hands, steps)
     print(f"event            : {f.hands} hands of random play written in {f.build_s:.1f} s")
+    print(f"event page       : {f.event_cold_s:.2f} s first, {f.event_warm_s:.2f} s after")
     print(f"game list        : {f.games_s * 1000:.0f} ms for all {f.hands} hands")
     print(f"first step       : {f.first_step_ms:.1f} ms (outline and re-play of the play)")
     print(f"replay step      : {f.step_ms_median:.1f} ms median, {f.step_ms_max:.1f} ms max")

@@ -121,7 +121,7 @@ def create_app(dbs: Sequence[Path], *, delay: str = "trick", poll_s: float = 0.5
             if done != sent:
                 sent = done
                 yield ServerSentEvent(data=progress, event="progress", id=str(done))
-            if progress["status"] == "finished":
+            if progress["status"] in ("finished", "interrupted"):
                 yield ServerSentEvent(data=progress, event="end", id=str(done))
                 return
             await asyncio.sleep(poll_s)
@@ -218,6 +218,12 @@ def create_app(dbs: Sequence[Path], *, delay: str = "trick", poll_s: float = 0.5
                         )
                 if shown and events[shown - 1]["type"] == "match_end":
                     yield ServerSentEvent(data={"view": table.view()}, event="end", id=str(sent))
+                    return
+                if (await asyncio.to_thread(d.progress, name))["status"] != "running":
+                    # The runner stopped mid-play: this feed will not go on (a resume
+                    # plays the play again from its start, in a new file).
+                    view = {**table.view(), "termination": "interrupted"}
+                    yield ServerSentEvent(data={"view": view}, event="end", id=str(sent))
                     return
             await asyncio.sleep(poll_s)
 
