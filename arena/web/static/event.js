@@ -69,7 +69,7 @@ async function load() {
 }
 (async () => {
   const p = await load();
-  if (!p || p.status !== "running") return;
+  if (!p || p.status === "finished" || p.status === "interrupted") return;
   // Live: reload the figures whenever a play is recorded; the server ends the stream when done.
   const es = new EventSource("/api/event/stream?" + qs({db: DB, event: EVENT}));
   let last = p.plays_done;
