@@ -266,7 +266,7 @@ class EventData:
                 if isinstance(entry.get("play"), str) and entry["play"] != "pass":
                     with contextlib.suppress(InvalidActionError):
                         bombs[seat] += parse_play(entry["play"]).is_bomb
-                elif entry.get("wish") is not None and "wish" in entry:
+                elif entry.get("wish") is not None:
                     wishes[seat] += 1
             think = [(int(t[1]), float(t[2])) for t in replay.meta.get("think", [])]
         result = (bombs, wishes, think)
