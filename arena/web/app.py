@@ -173,11 +173,18 @@ def create_app(dbs: Sequence[Path], *, delay: str = "trick", poll_s: float = 0.5
         play: int = 0,
         step: Annotated[int, Query(ge=0)] = 0,
         view: str = "spectator",
+        since: Annotated[str | None, Query(alias="from")] = None,
     ) -> dict[str, Any]:
+        """Step ``step`` in ``view``'s count; with ``from``, step ``step`` of that view's count
+        (the same moment, or the last one ``view`` may see before it)."""
         check_view(view)
         d = pick(db)
         tl = d.timeline(event_name(d, event), play)
-        return tl.view(min(step, tl.steps), view)
+        if since is not None:
+            check_view(since)
+            moments = tl.visible(since)
+            step = tl.position(view, moments[min(step, len(moments) - 1)])
+        return tl.view(min(step, len(tl.visible(view)) - 1), view)
 
     @app.get("/api/compare")
     def compare_api(db: int = 0, event: str | None = None, play: int = 0) -> dict[str, Any]:

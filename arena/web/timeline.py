@@ -17,6 +17,7 @@ legal answers, the one chosen, the think time and the lines the bot wrote to its
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,7 +42,7 @@ from arena.rules import (
     team_of,
 )
 from arena.rules.combos import rank_name
-from arena.rules.notation import action_from_json
+from arena.rules.notation import action_from_json, action_to_json
 
 __all__ = ["PERSPECTIVES", "Timeline", "action_text", "load_timeline"]
 
@@ -98,7 +99,9 @@ class Timeline:
         self.trick_starts: list[list[int]] = [[0]]  # per hand, the step each trick starts
         #: Actions that are bomb-window declines no one else could notice.
         self.silent: set[int] = set()
-        raw: list[Any] = replay.recorded or []
+        raw: list[Any] = replay.recorded or [
+            {"seat": seat, **action_to_json(action)} for seat, action in replay.actions
+        ]
         for i, entry in enumerate(raw, 1):
             body = {k: v for k, v in entry.items() if k != "seat"}
             try:
@@ -154,15 +157,23 @@ class Timeline:
             if k == 0 or k - 1 not in self.silent or self.actions[k - 1][0] == own
         ]
 
+    def position(self, who: str, step: int) -> int:
+        """The number, in ``who``'s own count, of the last step it may see at or before ``step``."""
+        return bisect_right(self.visible(who), step) - 1
+
     def outline(self, who: str = "spectator") -> dict[str, Any]:
-        """What the viewer needs before the first step: names, steps, hands and tricks."""
+        """What the viewer needs before the first step: names, steps, hands and tricks.
+
+        Steps are numbered in ``who``'s own count (``visible``), so a gap in the numbers
+        cannot tell of a secret step either.
+        """
         r = self.replay
+        tricks = [sorted({self.position(who, s) for s in hand}) for hand in self.trick_starts]
         return {
             "seats": r.seats,
-            "steps": self.steps,
-            "visible": self.visible(who),
-            "hand_starts": self.hand_starts,
-            "trick_starts": self.trick_starts,
+            "steps": len(self.visible(who)) - 1,
+            "hand_starts": [self.position(who, s) for s in self.hand_starts],
+            "trick_starts": tricks,
             "options": {
                 "hands": r.options.hands,
                 "target_score": r.options.target_score,
@@ -174,20 +185,15 @@ class Timeline:
             "failures": r.meta.get("failures", []),
         }
 
-    def view(self, step: int, who: str) -> dict[str, Any]:
-        """The table at ``step`` as perspective ``who`` may see it (see the module docstring)."""
+    def view(self, number: int, who: str) -> dict[str, Any]:
+        """Step ``number`` of ``who``'s count as ``who`` may see it (see the module docstring)."""
         if who not in PERSPECTIVES:
             raise ValueError(f"perspective {who!r}: use one of {', '.join(PERSPECTIVES)}")
-        if not 0 <= step <= self.steps:
-            raise ValueError(f"step {step} is outside 0..{self.steps}")
+        visible = self.visible(who)
+        if not 0 <= number < len(visible):
+            raise ValueError(f"step {number} is outside 0..{len(visible) - 1}")
+        step = visible[number]
         seat_view = int(who) if who.isdigit() else -1
-        while (
-            who != "all"
-            and step > 0
-            and step - 1 in self.silent
-            and self.actions[step - 1][0] != seat_view
-        ):
-            step -= 1  # a secret step: show the last one this perspective may see
         m = self.states[step]
         names = self.replay.seats
         obs = observe(m, max(seat_view, 0))
@@ -218,8 +224,8 @@ class Timeline:
         if hidden_calls and seat_view >= 0:
             seats[seat_view]["grand"] = bool(m.grand[seat_view])
         view: dict[str, Any] = {
-            "step": step,
-            "steps": self.steps,
+            "step": number,
+            "steps": len(visible) - 1,
             "perspective": who,
             "hand": m.hand_no + 1 if not over else len(m.hand_results),
             "trick_no": 1 + sum(1 for e in m.events if e.kind == EventKind.TRICK_WON),

@@ -31,32 +31,27 @@ function target(kind, dir) {
   if (dir < 0 && starts[here] < state.step) return starts[here];
   return starts[Math.max(0, Math.min(starts.length - 1, here + dir))];
 }
-function posOf(step) {
-  // The last step this perspective may see at or before ``step``.
-  const vis = state.outline.visible;
-  let pos = 0;
-  while (pos + 1 < vis.length && vis[pos + 1] <= step) pos++;
-  return pos;
-}
-function move(delta) { const vis = state.outline.visible; go(vis[Math.max(0, Math.min(vis.length - 1, posOf(state.step) + delta))]); }
-async function go(step) {
-  step = state.outline.visible[posOf(Math.max(0, Math.min(state.outline.steps, step)))];
+function move(delta) { go(state.step + delta); }
+async function go(step, from) {
+  // Steps are numbered in the perspective's own count; ``from`` converts another view's number.
+  step = Math.max(0, Math.min(state.outline.steps, step));
   state.step = step;
-  const v = await fetchStep(step, state.view);
+  const v = from ? await getJSON("/api/step", {db: DB, event: EVENT, play: PLAY, step: step, view: state.view, from: from})
+                 : await fetchStep(step, state.view);
   if (state.step !== step) return;
+  step = state.step = v.step;
   renderTable(document.getElementById("table"), v);
   renderStatus(document.getElementById("status"), v);
   renderDecision(v);
   renderCompare();
-  document.getElementById("scrub").value = posOf(step);
+  document.getElementById("scrub").value = step;
   document.getElementById("stepno").value = step;
   const [hand, trick] = locate(step);
   document.getElementById("where").textContent = `step ${step} of ${state.outline.steps} · hand ${hand + 1} · trick ${trick}`;
   const url = stepURL(step, state.view);
   history.replaceState(null, "", url);
   document.getElementById("permalink").href = url;
-  const vis = state.outline.visible;
-  fetchStep(vis[Math.min(vis.length - 1, posOf(step) + 1)], state.view);  // the next step, ahead
+  fetchStep(Math.min(state.outline.steps, step + 1), state.view);  // the next step, ahead
 }
 function renderDecision(v) {
   const box = document.getElementById("decision");
@@ -102,14 +97,16 @@ function togglePlay() {
     const b = o.board[0] || {};
     const views = [["spectator", "spectator (public only)"], ["0", "seat 0"], ["1", "seat 1"], ["2", "seat 2"], ["3", "seat 3"], ["all", "all cards"]];
     const viewSel = el("select", {id: "view", onchange: async e => {
+      const from = state.view;
       state.view = e.target.value;
       state.outline = await getJSON("/api/replay", {db: DB, event: EVENT, play: PLAY, view: state.view});
-      document.getElementById("scrub").max = state.outline.visible.length - 1;
-      go(state.step); }},
+      document.getElementById("scrub").max = state.outline.steps;
+      document.getElementById("stepno").max = state.outline.steps;
+      go(state.step, from); }},
       ...views.map(([v, t]) => { const op = el("option", {value: v, text: t + (v.length === 1 ? " · " + o.seats[Number(v)] : "")}); if (v === state.view) op.selected = true; return op; }));
     const btn = (label, title, fn, id) => el("button", {type: "button", title: title, onclick: fn, id: id || ""}, label);
     const speed = el("select", {id: "speed", title: "steps per second"}, ...[0.5, 1, 2, 4, 8, 16].map(s => { const op = el("option", {value: s, text: s + " /s"}); if (s === 4) op.selected = true; return op; }));
-    const scrub = el("input", {id: "scrub", type: "range", min: 0, max: o.visible.length - 1, value: 0, oninput: e => go(state.outline.visible[Number(e.target.value)])});
+    const scrub = el("input", {id: "scrub", type: "range", min: 0, max: o.steps, value: state.step, oninput: e => go(Number(e.target.value))});
     const stepno = el("input", {id: "stepno", type: "number", min: 0, max: o.steps, style: "width:5em", onchange: e => go(Number(e.target.value))});
     const handSel = el("select", {id: "hand", onchange: e => go(Number(e.target.value))}, ...o.hand_starts.map((s, i) => el("option", {value: s, text: "hand " + (i + 1)})));
     const res = o.result ? `final ${o.result.scores[0]} : ${o.result.scores[1]}` : "";
