@@ -122,6 +122,7 @@ class EventData:
         self._lock = threading.Lock()
         self._replay_stats: dict[str, tuple[list[int], list[int], list[tuple[int, float]]]] = {}
         self._timelines: OrderedDict[str, Timeline] = OrderedDict()
+        self._pages: dict[str, tuple[int, dict[str, Any]]] = {}
         with EventStore(path, create=False):
             pass  # refuses a file that is not an event database, with a clear message
 
@@ -193,18 +194,33 @@ class EventData:
             }
 
     def event_page(self, event: str) -> dict[str, Any]:
-        """The event page: leaderboard, crosstable, failures and statistics per bot."""
+        """The event page: leaderboard, crosstable, failures and statistics per bot.
+
+        Kept until the next play is recorded: every viewer of a running event shares one
+        computation per play.
+        """
+        with self.store() as store:
+            plays = store.plays(event)
+        done = sum(p.done for p in plays)
+        with self._lock:
+            kept = self._pages.get(event)
+        if kept is None or kept[0] != done:
+            kept = (done, self._figures(event))
+            with self._lock:
+                self._pages[event] = kept
+        running = self._running(event, {p.play.ordinal for p in plays if not p.done})
+        return {**kept[1], "running": running}
+
+    def _figures(self, event: str) -> dict[str, Any]:
         with self.store() as store:
             board = build_leaderboard(store, event)
             hands = store.hands(event)
             fillers = set(store.fillers(event))
-            plays = store.plays(event)
         stats = self._bot_stats(hands)
         return {
             "leaderboard": to_json(board),
             "crosstable": _crosstable(hands),
             "stats": [stats[b].to_json(b) for b in sorted(stats) if b not in fillers],
-            "running": self._running(event, {p.play.ordinal for p in plays if not p.done}),
         }
 
     def _running(self, event: str, pending: set[int]) -> list[int]:

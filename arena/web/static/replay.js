@@ -79,7 +79,7 @@ function renderCompare() {
       el("div", {}, t.play === PLAY ? el("strong", {text: "this play (" + t.play + ")"}) : el("a", {href: "/replay?" + qs({db: DB, event: state.event, play: t.play, step: state.step, view: state.view})}, "play " + t.play),
         el("span", {class: "muted", text: ` · round ${t.round} · rotation ${t.rotation} · ${t.diverges ? "diverges at step " + t.diverges : "same actions"}`})),
       el("div", {class: "muted", text: t.seats.join(" · ")}),
-      el("ol", {}, ...t.actions.map(a => el("li", {class: (a.step === t.diverges ? "diverge " : "") + (a.step === state.step ? "here" : ""), text: a.text})))))));
+      el("ol", {}, ...t.actions.map(a => el("li", {class: (a.step === t.diverges ? "diverge " : "") + (state.view === "spectator" && a.step === state.step ? "here" : ""), text: a.text})))))));
 }
 function togglePlay() {
   const btn = document.getElementById("playbtn");
