@@ -383,24 +383,40 @@ class EventData:
         """
         tables = []
         for p in self.board_plays(event, ordinal):
-            tl = self.timeline(event, p["play"])
-            actions = tl.public_actions()
+            actions = self.timeline(event, p["play"]).public_actions()
             for a in actions:
                 a["dealt"] = (a["seat"] + p["rotation"]) % 4
             tables.append({**p, "actions": actions})
-        base = tables[0]["actions"] if tables else []
+        base = _comparable(tables[0]["actions"]) if tables else []
         for t in tables:
-            acts = t["actions"]
-            n = min(len(base), len(acts))
-            t["diverges"] = next(
-                (
-                    i + 1
-                    for i in range(n)
-                    if (base[i]["dealt"], base[i]["key"]) != (acts[i]["dealt"], acts[i]["key"])
-                ),
-                None if len(base) == len(acts) else n + 1,
-            )
+            mine = _comparable(t["actions"])
+            n = min(len(base), len(mine))
+            first = next((i for i in range(n) if base[i][1] != mine[i][1]), None)
+            if first is None and len(base) != len(mine):
+                first = n  # one table went on where the other stopped
+            t["diverges"] = None if first is None or first >= len(mine) else mine[first][0]
         return {"tables": tables}
+
+
+def _comparable(actions: list[dict[str, Any]]) -> list[tuple[int, tuple[int, str]]]:
+    """A table's public actions as (step, (dealt hand, action)), in an order both tables share.
+
+    Answers asked of all four at once are put in dealt-hand order, and the Grand Tichu and
+    exchange answers themselves left out (a spectator sees nothing of them); a Tichu call
+    made with them stays.
+    """
+    out: list[tuple[int, tuple[int, str]]] = []
+    run: list[tuple[int, tuple[int, str]]] = []
+    for a in actions:
+        item = (a["step"], (a["dealt"], a["key"]))
+        if a["together"]:
+            if a["key"] not in ("grand", "exchange"):
+                run.append(item)
+            continue
+        out += sorted(run, key=lambda x: x[1])
+        run = []
+        out.append(item)
+    return out + sorted(run, key=lambda x: x[1])
 
 
 def _crosstable(hands: Iterable[StoredHand]) -> dict[str, Any]:

@@ -312,12 +312,16 @@ class Timeline:
     def public_actions(self) -> list[dict[str, Any]]:
         """Every action as a spectator sees it, with its step: the duplicate comparison's unit."""
         names = self.replay.seats
+        number = {step: k for k, step in enumerate(self.visible("spectator"))}
         return [
             {
-                "step": i + 1,
+                "step": number[i + 1],  # in the spectator's count
                 "seat": s,
                 "key": _public_key(a),
                 "text": action_text(names[s], a, True),
+                # Asked of all four at once (Grand Tichu, the exchange): the seat order of
+                # these answers is the referee's, not the table's.
+                "together": self.states[i].phase in (Phase.GRAND_TICHU, Phase.EXCHANGE),
             }
             for i, (s, a) in enumerate(self.actions)
             if i not in self.silent
