@@ -187,3 +187,19 @@ def cluster_bench(
             f"{f.label:<22}: {f.plays} plays, {f.hands} hands in {f.seconds:.1f} s"
             f" ({f.plays_per_second:.2f} plays/s, start and stop of the cluster included)"
         )
+
+
+@app.command("web")
+def web_bench(
+    hands: Annotated[int, typer.Option(min=6, help="Hands of the generated event.")] = 1000,
+    steps: Annotated[int, typer.Option(min=1, help="Replay steps to request.")] = 200,
+) -> None:
+    """The viewer over HTTP: a large event's game list and replay steps (needs the web extra)."""
+    from arena.bench.web import bench_web
+
+    f = bench_web(hands, steps)
+    print(f"event            : {f.hands} hands of random play written in {f.build_s:.1f} s")
+    print(f"event page       : {f.event_cold_s:.2f} s first, {f.event_warm_s:.2f} s after")
+    print(f"game list        : {f.games_s * 1000:.0f} ms for all {f.hands} hands")
+    print(f"first step       : {f.first_step_ms:.1f} ms (outline and re-play of the play)")
+    print(f"replay step      : {f.step_ms_median:.1f} ms median, {f.step_ms_max:.1f} ms max")

@@ -137,6 +137,10 @@ class Referee:
         self._task: asyncio.Task[Any] | None = None
         self._stop: tuple[Termination, str, int] | None = None
         self._outcome: MatchOutcome | None = None
+        #: Each asked decision: (index of its action, seat, think ms, log size before, after).
+        self.clock: list[tuple[int, int, float, int, int]] = []
+        #: The size of a seat's log file now (-1: none), to find what it wrote per decision.
+        self.log_size: Callable[[int], int] | None = None
 
     # ------------------------------------------------------------------ public
 
@@ -189,6 +193,7 @@ class Referee:
             defaults=self.defaults,
             started=started,
             seconds=time.perf_counter() - t0,
+            clock=self.clock,
         )
 
     def abort(self, reason: str) -> None:
@@ -283,12 +288,15 @@ class Referee:
                 continue
             self.decisions += 1
             vp = (m.vp[0], m.vp[1]) if tournament else None
+            at = len(m.actions)
+            before = self._log_mark(s)
             answer = await player.decide(Decision(obs, self.seq, decision_ms, self.bank[s], vp))
             a = answer.action
             window = ph is Phase.BOMB_WINDOW
             if pace and not window and type(a) is Play and a.kind == _PASS_KIND:
                 self._paces[s].append(clock() - t0)  # a public pass: what forced ones mimic
             self._settle(s, obs, answer, window)
+            self._time(at, s, answer.elapsed_ms, before)
 
     async def _pace(self, s: int, t0: float) -> None:
         """Waits until one of seat ``s``'s recent asked passes, drawn at random, would be in.
@@ -318,6 +326,7 @@ class Referee:
         asks: list[asyncio.Future[Answer] | None] = [None, None, None, None]
         decision_ms = self.config.time.decision_ms
         vp = (m.vp[0], m.vp[1]) if self.config.options.tournament else None
+        before = [self._log_mark(s) for s in range(4)]
         try:
             for s in range(4):
                 player = self.players[s]
@@ -337,10 +346,20 @@ class Referee:
             if fut is None:
                 self._apply_default(s, obs[s])
             else:
-                self._settle(s, obs[s], fut.result(), False)
+                at = len(m.actions)
+                answer = fut.result()
+                self._settle(s, obs[s], answer, False)
+                self._time(at, s, answer.elapsed_ms, before[s])
         if phase is Phase.GRAND_TICHU and not m.over:
             called = (m.grand[0], m.grand[1], m.grand[2], m.grand[3])
             self._publish(EventType.GRAND_TICHU_REVEALED, -1, called=called)
+
+    def _log_mark(self, s: int) -> int:
+        return -1 if self.log_size is None else self.log_size(s)
+
+    def _time(self, at: int, s: int, elapsed_ms: float, before: int) -> None:
+        """Notes an asked decision: its first action, think time and the seat's log lines."""
+        self.clock.append((at, s, round(elapsed_ms, 2), before, self._log_mark(s)))
 
     def _settle(self, s: int, obs: Observation, answer: Answer, window: bool) -> None:
         """Applies an answer, or the default action with the failure it calls for."""

@@ -7,6 +7,7 @@ replay file alone tells what the referee did.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -65,8 +66,13 @@ class MatchRecord:
         defaults: int,
         started: float,
         seconds: float,
+        clock: Sequence[tuple[int, int, float, int, int]] = (),
     ) -> MatchRecord:
-        """Builds the record, and its replay, of a finished (or stopped) match."""
+        """Builds the record, and its replay, of a finished (or stopped) match.
+
+        ``clock`` lists each asked decision as (index of its first action, seat, think ms,
+        the seat's log size before and after, -1 without a log): the replay's ``think``.
+        """
         meta: dict[str, Any] = {
             "table_id": config.table_id,
             "match_no": config.match_no,
@@ -93,6 +99,7 @@ class MatchRecord:
             "defaults": defaults,
             "started": round(started, 3),
             "seconds": round(seconds, 3),
+            "think": [list(entry) for entry in clock],
         }
         replay = replays.from_match(match, config.names, **meta)
         return cls(

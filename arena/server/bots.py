@@ -262,6 +262,8 @@ async def play_table(
         )
         bots.append(bot)
         table.manage(seat)
+    if log_dir is not None:
+        table.logs = [bot.log for bot in bots if bot.log is not None]
     watchers: list[asyncio.Task[None]] = []
     try:
         for seat, bot in enumerate(bots):

@@ -115,6 +115,8 @@ class Table:
         self.referee: Referee | None = None
         self.watchers: list[Callable[[TableEvent], None]] = []
         self.on_record: Callable[[int, MatchRecord], None] | None = None
+        #: The seats' bot log files, when the runner keeps them (named in each replay).
+        self.logs: list[Path] | None = None
         self.shutting_down = False
         self._on_done = on_done
         self._manager_hook = on_match
@@ -196,6 +198,8 @@ class Table:
             on_give_up=self._given_up,
             broadcast=partial(broadcast, self.seats, self.codec),
         )
+        if self.logs is not None:
+            referee.log_size = self._log_size
         self.referee = referee
         self.state = TableState.PLAYING
         try:
@@ -203,10 +207,19 @@ class Table:
         finally:
             self.referee = None
         record.replay.meta.update(spec.meta)
+        if self.logs is not None:
+            record.replay.meta["log_files"] = [log.name for log in self.logs]
         path = self.replay_path(k)
         if path is not None:
             record.save(path)
         return record
+
+    def _log_size(self, seat: int) -> int:
+        assert self.logs is not None
+        try:
+            return self.logs[seat].stat().st_size
+        except OSError:
+            return -1
 
     def _why_absent(self, seat: int) -> tuple[FailureKind, str]:
         code = self._exit_codes.get(seat)

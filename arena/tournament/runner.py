@@ -36,6 +36,7 @@ from arena.runtime.aio import run as run_loop
 from arena.server import ArenaServer, MatchPlan, Table, TableSpec, play_table
 from arena.server.manifest import Manifest, load_manifest, resolve_bot
 from arena.server.sandbox import Sandbox, SandboxError, require_sandbox
+from arena.tournament.live import LiveFeed
 from arena.tournament.model import EventSpec, PlannedPlay
 from arena.tournament.store import EventStatus, EventStore, FailureRow, HandRow, StoredPlay
 
@@ -287,16 +288,22 @@ class LocalExecutor:
                 )
 
             log_dir = None if runner.log_dir is None else runner.log_dir / table_id
-            await play_table(
-                server,
-                table_spec,
-                [runner.manifests[name] for name in session.seats],
-                log_dir=log_dir,
-                on_table=self._tables.append,
-                on_record=recorded,
-                sandbox=runner.sandbox,
-                limits=runner.spec.limits,
-            )
+            # The public events of each play, for ``arena web``'s live tables.
+            feed = LiveFeed(runner.store.path, runner.event, [sp.play for sp in plays])
+            try:
+                await play_table(
+                    server,
+                    table_spec,
+                    [runner.manifests[name] for name in session.seats],
+                    log_dir=log_dir,
+                    watch=feed,
+                    on_table=self._tables.append,
+                    on_record=recorded,
+                    sandbox=runner.sandbox,
+                    limits=runner.spec.limits,
+                )
+            finally:
+                feed.close()
 
 
 def _check_private(manifests: Mapping[str, Manifest], private: Sequence[Path]) -> None:

@@ -239,3 +239,18 @@ def test_a_hand_cap_adjudicates_and_an_abort_stops_without_a_result() -> None:
     assert aborted.termination is Termination.ABORTED  # type: ignore[attr-defined]
     assert aborted.outcome.winners == ()  # type: ignore[attr-defined]
     assert replays.verify(aborted.replay).mismatches == []  # type: ignore[attr-defined]
+
+
+def test_every_asked_decision_is_timed_in_the_replay() -> None:
+    seats = [Recorder(RandomBot(s)) for s in range(4)]
+    referee = Referee(seats, MatchConfig(options=Options(hands=2), seed=7))
+    sizes = iter(range(1_000_000))
+    referee.log_size = lambda seat: next(sizes)  # a log that grows with every look
+    record = asyncio.run(referee.run())
+    think = record.replay.meta["think"]
+    assert len(think) == record.decisions == sum(len(s.decisions) for s in seats)
+    actions = record.replay.actions
+    for at, seat, ms, log_from, log_to in think:
+        assert actions[at][0] == seat  # the decision's (first) action is the seat's
+        assert ms >= 0 and log_to > log_from >= 0
+    assert [t[0] for t in think if t[0] >= 8] == sorted(t[0] for t in think if t[0] >= 8)

@@ -1,0 +1,129 @@
+"""The live feed of a running event: each play's public table events, one JSON line each.
+
+The runner hands a ``LiveFeed`` to every table it starts; the table calls it with each event
+it sends its seats (``Table.watchers``). Only events every seat receives are written: a
+private failure (a bomb window's) and every hand, exchange or legal list never reach the
+feed, so the file holds no hidden card, and nothing in it can act on the table. ``arena web``
+tails these files to show live tables (docs/web.md).
+
+Layout: ``<db>.live/<event>/<ordinal>.jsonl``, the first line a ``header`` (the play's round,
+table, board, rotation and seat names), then one line per table event in ``seq`` order, the
+last a ``match_end``. The file is flushed when a trick is collected and when a hand or the
+match ends: a spectator sees no more (the default delay) and the runner pays one write per
+trick, not one per event.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from arena.referee import TableEvent
+from arena.referee.seat import EventType
+from arena.rules import format_cards
+from arena.tournament.model import PlannedPlay
+
+__all__ = ["LiveFeed", "event_json", "live_dir", "live_path"]
+
+_FLUSH = frozenset(
+    {EventType.TRICK_WON, EventType.DRAGON_GIVEN, EventType.HAND_END, EventType.MATCH_END}
+)
+
+
+def live_dir(db: Path) -> Path:
+    """The folder of an event database's live feeds."""
+    return db.parent / f"{db.name}.live"
+
+
+def live_path(db: Path, event: str, ordinal: int) -> Path:
+    """The live feed file of one play."""
+    return live_dir(db) / event / f"{ordinal:06d}.jsonl"
+
+
+def event_json(ev: TableEvent) -> dict[str, Any]:
+    """One public table event as a JSON-ready dict (only the fields its type uses)."""
+    t = ev.type
+    out: dict[str, Any] = {"seq": ev.seq, "hand": ev.hand, "type": t.name.lower()}
+    if ev.seat >= 0:
+        out["seat"] = ev.seat
+    if t is EventType.PLAYED and ev.play is not None:
+        out["play"] = str(ev.play)
+        out["combo"] = ev.play.describe()
+        out["out_of_turn"] = ev.out_of_turn
+    elif t in (EventType.WISH_MADE, EventType.WISH_FULFILLED, EventType.PLAYER_OUT):
+        out["value"] = ev.value
+    elif t in (EventType.TRICK_WON, EventType.DRAGON_GIVEN):
+        out["points"] = ev.points
+        out["cards"] = format_cards(ev.cards) if ev.cards else ""
+        if t is EventType.DRAGON_GIVEN:
+            out["to"] = ev.value
+    elif t is EventType.GRAND_TICHU_REVEALED:
+        out["called"] = list(ev.called)
+    elif t is EventType.HAND_END and ev.result is not None:
+        r = ev.result
+        out["result"] = {
+            "score": list(r.score),
+            "card_points": list(r.card_points),
+            "bets": list(r.bets),
+            "out": list(r.out),
+            "double_victory": r.double_victory,
+        }
+        out["scores"] = list(ev.scores)
+    elif t is EventType.MATCH_END and ev.outcome is not None:
+        o = ev.outcome
+        out["termination"] = o.termination.name.lower()
+        out["scores"] = list(o.scores)
+        out["winners"] = list(o.winners)
+    elif t is EventType.FAILURE and ev.failure is not None:
+        f = ev.failure
+        out["kind"] = f.kind.name.lower()
+        out["outcome"] = f.outcome.name.lower()
+    return out
+
+
+class LiveFeed:
+    """Writes the public events of one table's plays, a file per play, in running order."""
+
+    def __init__(self, db: Path, event: str, plays: Sequence[PlannedPlay]) -> None:
+        self.db = db
+        self.event = event
+        self.plays = list(plays)
+        self._k = 0  # index of the play being written
+        self._file: IO[str] | None = None
+
+    def __call__(self, ev: TableEvent) -> None:
+        if ev.only_seat >= 0 or self._k >= len(self.plays):
+            return  # private to one seat, or past the planned plays
+        if self._file is None:
+            self._open(self.plays[self._k])
+        assert self._file is not None
+        self._file.write(json.dumps(event_json(ev), separators=(",", ":")) + "\n")
+        if ev.type in _FLUSH:
+            self._file.flush()
+        if ev.type is EventType.MATCH_END:
+            self.close()
+            self._k += 1
+
+    def _open(self, play: PlannedPlay) -> None:
+        path = live_path(self.db, self.event, play.ordinal)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._file = path.open("w", encoding="utf-8")
+        header = {
+            "type": "header",
+            "event": self.event,
+            "ordinal": play.ordinal,
+            "round": play.round,
+            "table": play.table,
+            "board": play.board,
+            "rotation": play.rotation,
+            "seats": list(play.seats),
+        }
+        self._file.write(json.dumps(header, separators=(",", ":")) + "\n")
+
+    def close(self) -> None:
+        """Closes the current file (a play cut short is left without its ``match_end``)."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None

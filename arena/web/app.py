@@ -1,0 +1,277 @@
+"""The web app: JSON and server-sent events over event databases, and one static page a view.
+
+``create_app(dbs)`` builds the FastAPI application; ``arena web`` serves it with uvicorn.
+Pages (``/``, ``/event``, ``/games``, ``/replay``, ``/live``) are static files from the
+package with plain JavaScript that asks the JSON API; nothing is fetched from elsewhere.
+Databases are named by their position in ``--db`` (``db=0``, the default).
+
+Streams (``text/event-stream``): each message has an ``id``; a client that reconnects with
+``Last-Event-ID`` gets only what follows; a stream that is complete sends an ``end`` event
+and closes, so a browser stops reconnecting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import contextmanager
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import FastAPI, Header, HTTPException, Query, Request
+from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.sse import EventSourceResponse, ServerSentEvent
+from fastapi.staticfiles import StaticFiles
+
+from arena.rules import ArenaError
+from arena.tournament.live import live_path
+from arena.web.data import EventData, GameFilter, NotFound
+from arena.web.live import DELAYS, PublicTable, read_feed, visible_count
+from arena.web.timeline import PERSPECTIVES
+
+__all__ = ["PAGES", "create_app", "running"]
+
+PAGES = {
+    "index": "Events",
+    "event": "Event",
+    "games": "Games",
+    "replay": "Replay",
+    "live": "Live table",
+    "league": "League",
+}
+"""Each page's script (``static/<page>.js``) and title; they share the ``page.html`` shell."""
+STATIC = Path(str(resources.files("arena.web") / "static"))
+
+
+def create_app(dbs: Sequence[Path], *, delay: str = "trick", poll_s: float = 0.5) -> FastAPI:
+    """The application over these event databases.
+
+    ``delay`` is the spectator delay of live tables (``trick``, ``hand`` or ``none``);
+    ``poll_s`` how often streams look at the database and the live feeds.
+
+    Raises:
+        StoreError: A file is not an event database.
+        ValueError: An unknown delay.
+    """
+    if delay not in DELAYS:
+        raise ValueError(f"spectator delay {delay!r}: use one of {', '.join(DELAYS)}")
+    data = [EventData(Path(p)) for p in dbs]
+    app = FastAPI(title="Tichu Arena", docs_url=None, redoc_url=None, openapi_url=None)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    def pick(db: int) -> EventData:
+        if not 0 <= db < len(data):
+            raise HTTPException(404, f"no database {db}: there are {len(data)}")
+        return data[db]
+
+    def event_name(d: EventData, event: str | None) -> str:
+        names = d.names()
+        if event is None:
+            if not names:
+                raise HTTPException(404, f"{d.path}: no events yet")
+            return str(names[0])
+        if event not in names:
+            raise HTTPException(404, f"{d.path}: no event {event!r}")
+        return event
+
+    shell = (STATIC / "page.html").read_text(encoding="utf-8")
+    for page, title in PAGES.items():
+        html = shell.replace("{title}", title).replace("{page}", page)
+
+        def serve(html: str = html) -> HTMLResponse:
+            return HTMLResponse(html)
+
+        app.get("/" if page == "index" else f"/{page}", include_in_schema=False)(serve)
+
+    @app.get("/api/dbs")
+    def dbs_api() -> list[dict[str, Any]]:
+        return [
+            {
+                "db": i,
+                "path": str(d.path),
+                "events": d.events(),
+                "league": d.is_league(),
+                "delay": delay,
+            }
+            for i, d in enumerate(data)
+        ]
+
+    @app.get("/api/event")
+    def event_api(db: int = 0, event: str | None = None) -> dict[str, Any]:
+        d = pick(db)
+        name = event_name(d, event)
+        return {"event": name, "progress": d.progress(name), **d.event_page(name)}
+
+    @app.get("/api/event/stream", response_class=EventSourceResponse)
+    async def event_stream(
+        db: int = 0,
+        event: str | None = None,
+        last_event_id: Annotated[str | None, Header()] = None,
+    ) -> AsyncIterator[ServerSentEvent]:
+        """One ``progress`` message each time a play is recorded (id: plays done)."""
+        d = pick(db)
+        name = event_name(d, event)
+        sent = _last_id(last_event_id, -1)
+        while True:
+            progress = await asyncio.to_thread(d.progress, name)
+            done = progress["plays_done"]
+            if done != sent:
+                sent = done
+                yield ServerSentEvent(data=progress, event="progress", id=str(done))
+            if progress["status"] in ("finished", "interrupted"):
+                yield ServerSentEvent(data=progress, event="end", id=str(done))
+                return
+            await asyncio.sleep(poll_s)
+
+    @app.get("/api/league")
+    def league_api(db: int = 0, season: int | None = None) -> dict[str, Any]:
+        return pick(db).league(season)
+
+    @app.get("/api/games")
+    def games_api(
+        db: int = 0,
+        event: str | None = None,
+        bot: str = "",
+        round: int | None = None,
+        board: int | None = None,
+        result: Annotated[str, Query(pattern="^(|A|B|tie|double)$")] = "",
+        failures: Annotated[str, Query(pattern="^(|yes|no)$")] = "",
+        offset: Annotated[int, Query(ge=0)] = 0,
+        limit: Annotated[int, Query(ge=1, le=10_000)] = 1000,
+    ) -> dict[str, Any]:
+        d = pick(db)
+        name = event_name(d, event)
+        flt = GameFilter(bot, round, board, result, failures)
+        return {"event": name, **d.games(name, flt, offset, limit)}
+
+    def check_view(view: str) -> None:
+        if view not in PERSPECTIVES:
+            raise HTTPException(422, f"view {view!r}: use one of {', '.join(PERSPECTIVES)}")
+
+    @app.get("/api/replay")
+    def replay_api(
+        db: int = 0, event: str | None = None, play: int = 0, view: str = "spectator"
+    ) -> dict[str, Any]:
+        check_view(view)
+        d = pick(db)
+        name = event_name(d, event)
+        tl = d.timeline(name, play)
+        return {
+            "event": name,
+            "play": play,
+            **tl.outline(view),
+            "board": d.board_plays(name, play),
+        }
+
+    @app.get("/api/step")
+    def step_api(
+        db: int = 0,
+        event: str | None = None,
+        play: int = 0,
+        step: Annotated[int, Query(ge=0)] = 0,
+        view: str = "spectator",
+        since: Annotated[str | None, Query(alias="from")] = None,
+    ) -> dict[str, Any]:
+        """Step ``step`` in ``view``'s count; with ``from``, step ``step`` of that view's count
+        (the same moment, or the last one ``view`` may see before it)."""
+        check_view(view)
+        d = pick(db)
+        tl = d.timeline(event_name(d, event), play)
+        if since is not None:
+            check_view(since)
+            moments = tl.visible(since)
+            step = tl.position(view, moments[min(step, len(moments) - 1)])
+        return tl.view(min(step, len(tl.visible(view)) - 1), view)
+
+    @app.get("/api/compare")
+    def compare_api(db: int = 0, event: str | None = None, play: int = 0) -> dict[str, Any]:
+        d = pick(db)
+        return d.compare(event_name(d, event), play)
+
+    @app.get("/api/live/stream", response_class=EventSourceResponse)
+    async def live_stream(
+        db: int = 0,
+        event: str | None = None,
+        play: int = 0,
+        last_event_id: Annotated[str | None, Header()] = None,
+    ) -> AsyncIterator[ServerSentEvent]:
+        """A live table: one ``table`` message per public event the delay lets through.
+
+        The id is the event's position in the feed; each message carries the event and the
+        table after it. ``end`` follows the match's last event.
+        """
+        d = pick(db)
+        name = event_name(d, event)
+        path = live_path(d.path, name, play)
+        if not path.is_file():
+            raise HTTPException(404, f"event {name!r} has no live feed for play {play}")
+        sent = _last_id(last_event_id, 0)
+        while True:
+            header, events = await asyncio.to_thread(read_feed, path)
+            if header is not None:
+                shown = visible_count(events, delay)
+                table = PublicTable(header)
+                for i, ev in enumerate(events[:shown], 1):
+                    table.apply(ev)
+                    if i > sent:
+                        sent = i
+                        yield ServerSentEvent(
+                            data={"event": ev, "view": table.view(), "header": header},
+                            event="table",
+                            id=str(i),
+                        )
+                if shown and events[shown - 1]["type"] == "match_end":
+                    yield ServerSentEvent(data={"view": table.view()}, event="end", id=str(sent))
+                    return
+                if (await asyncio.to_thread(d.progress, name))["status"] != "running":
+                    # The runner stopped mid-play: this feed will not go on (a resume
+                    # plays the play again from its start, in a new file).
+                    view = {**table.view(), "termination": "interrupted"}
+                    yield ServerSentEvent(data={"view": view}, event="end", id=str(sent))
+                    return
+            await asyncio.sleep(poll_s)
+
+    @app.exception_handler(NotFound)
+    async def not_found(_request: Request, exc: NotFound) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=404)
+
+    @app.exception_handler(ArenaError)  # a replay that cannot be re-played, say
+    async def arena_error(_request: Request, exc: ArenaError) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=422)
+
+    return app
+
+
+def _last_id(header: str | None, new: int) -> int:
+    """The ``Last-Event-ID`` a reconnecting client sent (``new`` for a new client)."""
+    try:
+        return max(0, int(header)) if header else new
+    except ValueError:
+        return new
+
+
+@contextmanager
+def running(app: FastAPI, *, timeout_s: float = 30.0) -> Iterator[str]:
+    """Serves ``app`` with uvicorn on a free loopback port in a thread; yields its address.
+
+    For the benchmark, the screenshots and the tests; ``arena web`` runs uvicorn itself.
+    """
+    import uvicorn
+
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + timeout_s
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the web app did not start")
+        time.sleep(0.05)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)

@@ -1,0 +1,22 @@
+/* The start page: every database and its events. */
+"use strict";
+(async () => {
+  const main = document.getElementById("main");
+  topBar(null);
+  try {
+    const dbs = await getJSON("/api/dbs", {});
+    main.replaceChildren(el("h1", {text: "Events"}));
+    for (const d of dbs) {
+      const rows = d.events.map(e => el("tr", {},
+        el("td", {class: "name"}, el("a", {href: "/event?" + qs({db: d.db, event: e.name})}, e.name)),
+        el("td", {}, e.status === "running" ? el("span", {class: "badge live", text: "running"}) : e.status),
+        el("td", {text: e.plays_done + " / " + e.plays_total}), el("td", {text: e.hands}),
+        el("td", {class: "name", text: e.bots.join(", ")}),
+        el("td", {}, el("a", {href: "/games?" + qs({db: d.db, event: e.name})}, "games"))));
+      main.append(el("h2", {}, d.path, d.league ? el("a", {href: "/league?" + qs({db: d.db}), style: "margin-left:.8rem"}, "league table") : null), el("div", {class: "scroll"}, el("table", {},
+        el("thead", {}, el("tr", {}, el("th", {class: "name", text: "event"}), el("th", {text: "status"}),
+          el("th", {text: "plays"}), el("th", {text: "hands"}), el("th", {class: "name", text: "bots"}), el("th", {text: ""}))),
+        el("tbody", {}, ...rows))));
+    }
+  } catch (err) { showError(main, err); }
+})();

@@ -1,0 +1,358 @@
+"""A replay as a timeline of steps, and what each perspective may see at each step.
+
+Step ``k`` is the table after the replay's first ``k`` actions. ``Timeline.view(k, who)``
+builds the table from the rules core's state at that step for one perspective:
+
+* ``"spectator"``: public information only: card counts, the trick, the won piles, the calls
+  once revealed, the wish, the scores. No hand, no exchanged card, no legal list and no bot log
+  (both would tell a hand), so nothing in the JSON names a hidden card.
+* ``"0"``..``"3"``: that seat's view, from ``arena.rules.observe``: its own hand, the cards it
+  passed and received, and its own decisions in full.
+* ``"all"``: every hand and every decision.
+
+The decision panel of step ``k`` describes the decision answered by action ``k - 1``: the
+legal answers, the one chosen, the think time and the lines the bot wrote to its log meanwhile
+(the replay's ``meta.think``, where the referee recorded them).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.referee.replay import Replay, ReplayError, load
+from arena.rules import (
+    PASS,
+    Action,
+    CallTichu,
+    EventKind,
+    Exchange,
+    Gift,
+    GrandTichu,
+    Match,
+    Phase,
+    Play,
+    Wish,
+    card_name,
+    cards_of,
+    observe,
+    team_of,
+)
+from arena.rules.combos import rank_name
+from arena.rules.notation import action_from_json, action_to_json
+
+__all__ = ["PERSPECTIVES", "Timeline", "action_text", "load_timeline"]
+
+PERSPECTIVES = ("spectator", "0", "1", "2", "3", "all")
+MAX_LOG_LINES = 200
+MAX_LOG_BYTES = 16_384
+
+
+def _cards(mask: int) -> list[str]:
+    return [card_name(c) for c in cards_of(mask)]
+
+
+def action_text(seat_name: str, action: Action, public: bool) -> str:
+    """Describes an action; ``public`` hides what only its seat knows (the passed cards)."""
+    if isinstance(action, Play):
+        return f"{seat_name}: {action.describe()}" if action.cards else f"{seat_name}: pass"
+    if isinstance(action, CallTichu):
+        return f"{seat_name} calls Tichu"
+    if isinstance(action, GrandTichu):
+        if public:
+            return f"{seat_name} decides on Grand Tichu"
+        return f"{seat_name}: {'Grand Tichu' if action.call else 'no Grand Tichu'}"
+    if isinstance(action, Exchange):
+        if public:
+            return f"{seat_name} passes three cards"
+        return f"{seat_name} passes {action}"
+    if isinstance(action, Wish):
+        return f"{seat_name} wishes {rank_name(action.rank) if action.rank else 'nothing'}"
+    if isinstance(action, Gift):
+        return f"{seat_name} gives the Dragon trick to seat {action.to}"
+    return f"{seat_name}: {action}"
+
+
+@dataclass(frozen=True)
+class Think:
+    """One asked decision as the referee timed it."""
+
+    seat: int
+    ms: float
+    log_from: int
+    log_to: int
+
+
+class Timeline:
+    """Every step of one replay, re-played through the rules core once."""
+
+    def __init__(self, replay: Replay, logs: Sequence[Path | None] = ()) -> None:
+        self.replay = replay
+        self.logs = list(logs)
+        match = Match(replay.options, replay.seed, replay.deals)
+        self.states: list[Match] = [match.copy()]
+        self.actions: list[tuple[int, Action]] = []
+        self.hand_starts: list[int] = [0]
+        self.trick_starts: list[list[int]] = [[0]]  # per hand, the step each trick starts
+        #: Actions that are bomb-window declines no one else could notice.
+        self.silent: set[int] = set()
+        raw: list[Any] = replay.recorded or [
+            {"seat": seat, **action_to_json(action)} for seat, action in replay.actions
+        ]
+        for i, entry in enumerate(raw, 1):
+            body = {k: v for k, v in entry.items() if k != "seat"}
+            try:
+                action = action_from_json(body, match.top)
+                seat = match.seat
+                hand = match.hand_no
+                tricks = _tricks(match)
+                match.apply(action)
+            except Exception as e:  # the rules core's errors, or a malformed entry
+                raise ReplayError(f"action {i}: {match.where()}: cannot re-play: {e}") from e
+            before = self.states[-1]
+            if (
+                before.phase is Phase.BOMB_WINDOW
+                and action == PASS
+                and match.phase is not Phase.DRAGON_GIFT
+                and len(match.events) == len(before.events)
+                and match.hand_no == before.hand_no
+            ):
+                self.silent.add(i - 1)  # nothing public happened: the window stays secret
+            self.actions.append((seat, action))
+            self.states.append(match.copy())
+            if match.hand_no != hand:
+                self.hand_starts.append(i)
+                self.trick_starts.append([i])
+            elif _tricks(match) != tricks:
+                self.trick_starts[-1].append(i)
+        self.think: dict[int, Think] = {}
+        for entry in replay.meta.get("think", []):
+            at, seat, ms, log_from, log_to = entry
+            self.think[int(at)] = Think(int(seat), float(ms), int(log_from), int(log_to))
+        failures = replay.meta.get("failures", [])
+        self.failures: dict[int, list[dict[str, Any]]] = {}
+        for f in failures:
+            self.failures.setdefault(int(f.get("decision", -1)), []).append(f)
+
+    @property
+    def steps(self) -> int:
+        """The last step (the number of actions)."""
+        return len(self.actions)
+
+    def visible(self, who: str) -> list[int]:
+        """The steps perspective ``who`` may see: a bomb window is a secret of its seat.
+
+        A seat asked in a bomb window holds a bomb; when it declines nothing public happens,
+        so that step exists only for the seat itself and for the all-cards view.
+        """
+        if who == "all":
+            return list(range(self.steps + 1))
+        own = int(who) if who.isdigit() else -1
+        return [
+            k
+            for k in range(self.steps + 1)
+            if k == 0 or k - 1 not in self.silent or self.actions[k - 1][0] == own
+        ]
+
+    def position(self, who: str, step: int) -> int:
+        """The number, in ``who``'s own count, of the last step it may see at or before ``step``."""
+        return bisect_right(self.visible(who), step) - 1
+
+    def outline(self, who: str = "spectator") -> dict[str, Any]:
+        """What the viewer needs before the first step: names, steps, hands and tricks.
+
+        Steps are numbered in ``who``'s own count (``visible``), so a gap in the numbers
+        cannot tell of a secret step either.
+        """
+        r = self.replay
+        tricks = [sorted({self.position(who, s) for s in hand}) for hand in self.trick_starts]
+        return {
+            "seats": r.seats,
+            "steps": len(self.visible(who)) - 1,
+            "hand_starts": [self.position(who, s) for s in self.hand_starts],
+            "trick_starts": tricks,
+            "options": {
+                "hands": r.options.hands,
+                "target_score": r.options.target_score,
+                "grand_tichu": r.options.grand_tichu,
+            },
+            "decision_ms": r.meta.get("time", {}).get("decision_ms"),
+            "result": r.result,
+            "termination": r.meta.get("termination"),
+            "failures": r.meta.get("failures", []),
+        }
+
+    def view(self, number: int, who: str) -> dict[str, Any]:
+        """Step ``number`` of ``who``'s count as ``who`` may see it (see the module docstring)."""
+        if who not in PERSPECTIVES:
+            raise ValueError(f"perspective {who!r}: use one of {', '.join(PERSPECTIVES)}")
+        visible = self.visible(who)
+        if not 0 <= number < len(visible):
+            raise ValueError(f"step {number} is outside 0..{len(visible) - 1}")
+        step = visible[number]
+        seat_view = int(who) if who.isdigit() else -1
+        m = self.states[step]
+        names = self.replay.seats
+        obs = observe(m, max(seat_view, 0))
+        over = m.phase is Phase.MATCH_OVER
+        hidden_calls = m.phase is Phase.GRAND_TICHU
+        phase, to_act = m.phase, m.seat
+        if phase is Phase.BOMB_WINDOW and who != "all" and m.seat != seat_view:
+            phase, to_act = Phase.PLAY, m.turn  # who is asked in a window is a secret
+        seats = []
+        for s in range(4):
+            if who == "all" or s == seat_view:
+                cards: list[str] | None = _cards(m.hands[s])
+            else:
+                cards = None
+            seats.append(
+                {
+                    "name": names[s] if s < len(names) else f"seat {s}",
+                    "team": "AB"[team_of(s)],
+                    "count": obs.card_counts[s],
+                    "cards": cards,
+                    "grand": bool(m.grand[s]) if not hidden_calls or who == "all" else False,
+                    "tichu": bool(m.tichu[s]),
+                    "out": obs.out.index(s) + 1 if s in obs.out else 0,
+                    "won_points": obs.won_points[s],
+                    "won_cards": m.won[s].bit_count(),
+                }
+            )
+        if hidden_calls and seat_view >= 0:
+            seats[seat_view]["grand"] = bool(m.grand[seat_view])
+        view: dict[str, Any] = {
+            "step": number,
+            "steps": len(visible) - 1,
+            "perspective": who,
+            "hand": m.hand_no + 1 if not over else len(m.hand_results),
+            "trick_no": 1 + sum(1 for e in m.events if e.kind == EventKind.TRICK_WON),
+            "phase": phase.name.lower(),
+            "to_act": to_act,
+            "seats": seats,
+            "trick": [
+                {"seat": s, "play": str(p), "combo": p.describe()} for s, p in (m.trick or [])
+            ],
+            "wish": rank_name(m.wish) if m.wish else None,
+            "scores": list(m.scores),
+            "hand_scores": [list(r.score) for r in m.hand_results],
+            "exchange": self._exchange(m, who, seat_view),
+            "last": None,
+            "decision": None,
+        }
+        if step > 0:
+            seat, action = self.actions[step - 1]
+            full = who == "all" or seat == seat_view
+            name = str(seats[seat]["name"])
+            if not full and self.states[step - 1].phase is Phase.BOMB_WINDOW and action == PASS:
+                # A decline that ended the window: the public sees only its consequence.
+                view["last"] = {"seat": -1, "text": "the trick is collected"}
+            else:
+                view["last"] = {"seat": seat, "text": action_text(name, action, not full)}
+                view["decision"] = self._decision(step - 1, seat, action, full)
+        return view
+
+    def _exchange(self, m: Match, who: str, seat_view: int) -> dict[str, Any] | None:
+        """The passed cards a perspective may see: its own (or all), once chosen."""
+        out: dict[str, Any] = {}
+        for s in range(4):
+            given = m.exchanges[s]
+            if given is None or not (who == "all" or s == seat_view):
+                continue
+            out[str(s)] = [card_name(c) for c in given]
+        return out or None
+
+    def _decision(self, index: int, seat: int, action: Action, full: bool) -> dict[str, Any]:
+        """The decision answered by action ``index``; ``full`` adds the legal list and log."""
+        before = self.states[index]
+        think = self.think.get(index)
+        if think is None and index > 0 and isinstance(self.actions[index - 1][1], CallTichu):
+            think = self.think.get(index - 1)  # one answer: the call and the play with it
+        out: dict[str, Any] = {
+            "seat": seat,
+            "phase": before.phase.name.lower(),
+            "chosen": action_text(self.replay.seats[seat], action, not full),
+            "asked": think is not None,
+            "think_ms": think.ms if think is not None else None,
+            "failures": [
+                {"kind": f.get("kind"), "outcome": f.get("outcome"), "detail": f.get("detail")}
+                for f in self.failures.get(index, [])
+            ],
+            "legal": None,
+            "log": None,
+        }
+        if not full:
+            return out
+        if before.phase is Phase.EXCHANGE:
+            out["legal"] = ["any three cards of the hand"]
+        elif not isinstance(action, CallTichu):
+            out["legal"] = [_legal_text(a) for a in before.legal_actions()]
+        if think is not None:
+            out["log"] = self._log_lines(think)
+        return out
+
+    def _log_lines(self, think: Think) -> list[str] | None:
+        """The bot's log lines written during the decision, or ``None`` without a log."""
+        if think.log_from < 0 or think.log_to < think.log_from:
+            return None
+        path = self.logs[think.seat] if think.seat < len(self.logs) else None
+        if path is None:
+            return None
+        try:
+            with path.open("rb") as f:
+                f.seek(think.log_from)
+                data = f.read(min(think.log_to - think.log_from, MAX_LOG_BYTES))
+        except OSError:
+            return None
+        lines = data.decode("utf-8", "replace").splitlines()
+        return lines[:MAX_LOG_LINES]
+
+    def public_actions(self) -> list[dict[str, Any]]:
+        """Every action as a spectator sees it, with its step: the duplicate comparison's unit."""
+        names = self.replay.seats
+        number = {step: k for k, step in enumerate(self.visible("spectator"))}
+        return [
+            {
+                "step": number[i + 1],  # in the spectator's count
+                "seat": s,
+                "key": _public_key(a),
+                "text": action_text(names[s], a, True),
+                # Asked of all four at once (Grand Tichu, the exchange): the seat order of
+                # these answers is the referee's, not the table's.
+                "together": self.states[i].phase in (Phase.GRAND_TICHU, Phase.EXCHANGE),
+            }
+            for i, (s, a) in enumerate(self.actions)
+            if i not in self.silent
+        ]
+
+
+def _tricks(m: Match) -> int:
+    return sum(1 for e in m.events if e.kind == EventKind.TRICK_WON) + (1 if m.trick else 0)
+
+
+def _legal_text(action: Action) -> str:
+    if isinstance(action, Play):
+        return action.describe()
+    return str(action)
+
+
+def _public_key(action: Action) -> str:
+    """What a spectator can compare between two tables: passed cards and Grand no's hidden."""
+    if isinstance(action, Exchange):
+        return "exchange"
+    if isinstance(action, GrandTichu):
+        return "grand"
+    return str(action)
+
+
+def load_timeline(path: Path, log_dir: Path | None) -> Timeline:
+    """Reads a replay file and re-plays it; the bots' logs come from ``log_dir`` if present."""
+    replay = load(path)
+    logs: list[Path | None] = []
+    names = replay.meta.get("log_files")
+    table = replay.meta.get("table_id")
+    if log_dir is not None and isinstance(names, list) and isinstance(table, str):
+        logs = [log_dir / table / str(n) for n in names]
+    return Timeline(replay, logs)

@@ -1,0 +1,76 @@
+"""The runner's live feed: public events only, one file per play, ending with match_end."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from pathlib import Path
+
+from arena.referee import MatchConfig, Referee
+from arena.referee.seat import InProcessSeat
+from arena.rules import Exchange, Observation, Options, Phase, card_name, cards_of
+from arena.tournament.live import LiveFeed, live_path
+from arena.tournament.model import PlannedPlay
+from sdk.bot import Bot
+
+PUBLIC_KEYS = {
+    *("seq", "hand", "type", "seat", "play", "combo", "out_of_turn", "value", "points"),
+    *("cards", "to", "called", "result", "scores", "termination", "winners", "kind", "outcome"),
+}
+
+
+class RandomBot(Bot):
+    """Uniform over the legal answers (seeded)."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__()
+        self.rng = random.Random(seed)
+
+    def act(self, obs: Observation):  # type: ignore[no-untyped-def]
+        if obs.phase is Phase.EXCHANGE:
+            return Exchange(*self.rng.sample(list(cards_of(obs.hand)), 3))
+        return self.rng.choice(obs.legal)
+
+
+def test_the_feed_holds_the_public_events_of_each_play(tmp_path: Path) -> None:
+    db = tmp_path / "e.sqlite"
+    plays = [
+        PlannedPlay(
+            ordinal=k,
+            round=0,
+            table=0,
+            board=k,
+            rotation=0,
+            seats=("a", "b", "c", "d"),
+            seed=k,
+            seat_seeds=(1, 2, 3, 4),
+            deal_seed=k,
+        )
+        for k in (0, 1)
+    ]
+    feed = LiveFeed(db, "ev", plays)
+    records = []
+    for k in (0, 1):
+        seats = [InProcessSeat(RandomBot(10 * k + s)) for s in range(4)]
+        referee = Referee(seats, MatchConfig(options=Options(hands=1), seed=k), watch=feed)
+        records.append(asyncio.run(referee.run()))
+    feed.close()
+    for k, record in enumerate(records):
+        lines = [json.loads(x) for x in live_path(db, "ev", k).read_text().splitlines()]
+        assert lines[0]["type"] == "header" and lines[0]["board"] == k
+        assert lines[-1]["type"] == "match_end" and lines[-1]["scores"] == list(record.scores)
+        assert [x["seq"] for x in lines[1:]] == sorted(x["seq"] for x in lines[1:])
+        # Every card the feed names was played in the open: no hand, no passed card.
+        played = {
+            card_name(c)
+            for _, a in record.replay.actions
+            if hasattr(a, "cards")
+            for c in cards_of(a.cards)
+        }
+        named = set()
+        for x in lines[1:]:
+            for key in ("play", "cards"):
+                named |= {t.split("=")[0] for t in x.get(key, "").split()}
+            assert set(x) <= PUBLIC_KEYS and isinstance(x["hand"], int)  # a number, not cards
+        assert named <= played

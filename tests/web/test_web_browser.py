@@ -1,0 +1,200 @@
+"""The pages in Debian's Chromium, driven by Playwright: what they show against the replay."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from conftest import Served, event_toml, serve
+
+from arena.referee.replay import load
+from arena.rules import Match, card_name, cards_of
+from arena.rules.notation import action_from_json
+from arena.tournament.live import live_path
+from arena.tournament.store import EventStore
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+if not CHROMIUM.exists():
+    pytest.skip(
+        f"no browser: {CHROMIUM} is missing (apt-get install chromium)", allow_module_level=True
+    )
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+
+
+@pytest.fixture(scope="module")
+def page() -> Iterator[Any]:
+    """One headless Chromium page (Playwright downloads no browser: Debian's is used)."""
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        p = browser.new_page(viewport={"width": 1280, "height": 900})
+        yield p
+        browser.close()
+
+
+def state_at(path: Path, step: int) -> Match:
+    replay = load(path)
+    m = Match(replay.options, replay.seed, replay.deals)
+    for entry in (replay.recorded or [])[:step]:
+        m.apply(action_from_json({k: v for k, v in entry.items() if k != "seat"}, m.top))
+    return m
+
+
+def test_event_and_game_pages(web: Served, page: Any) -> None:
+    page.goto(web.url + "/")
+    page.get_by_role("link", name="webtest").first.click()
+    page.wait_for_selector("table.stats")
+    bots = page.locator("table.stats tbody td.name").all_inner_texts()
+    assert sorted(bots) == ["greedy", "greedy-b", "logbot", "random"]
+    # Six hands may not identify the ratings (a bot that won them all): the page says so.
+    ratings = httpx.get(web.url + "/api/event").json()["leaderboard"]["ratings"]
+    assert page.locator("table.leaderboard tbody tr").count() == len(ratings["rows"])
+    assert page.locator("svg.chart circle").count() == len(ratings["rows"])
+    if not ratings["rows"]:
+        assert ratings["note"] in page.locator("#main").inner_text()
+    assert page.locator("table.crosstable tbody tr").count() == 4
+    assert page.locator("table.against tbody tr").count() == 4
+    page.goto(web.url + "/games?event=webtest")
+    page.wait_for_selector("#games tbody tr")
+    assert page.locator("#games tbody tr").count() == 6
+    page.goto(web.url + "/games?event=webtest&round=1")
+    page.wait_for_selector("#games tbody tr")
+    assert page.locator("#games tbody tr").count() == 2
+
+
+def test_replay_steps_match_the_replay_file(web: Served, page: Any) -> None:
+    with EventStore(web.db, create=False) as store:
+        play = store.plays()[1]
+        path = store.resolve_replay(str(play.replay_path))
+    ordinal = play.play.ordinal
+    replay = load(path)
+    logbot = replay.seats.index("logbot")
+    page.goto(web.url + f"/replay?event=webtest&play={ordinal}&step=0&view=all")
+    page.wait_for_selector("body[data-ready='1']")
+    checked_log = False
+    for _ in range(40):
+        page.keyboard.press("ArrowRight")
+        step = int(page.locator("#stepno").input_value())
+        page.wait_for_function(f"document.location.search.includes('step={step}')")
+        page.wait_for_selector(f"#where:text-matches('^step {step} ')")
+        m = state_at(path, step)
+        for s in range(4):
+            shown = page.locator(f".seat-{s} .cards .card").all_inner_texts()
+            assert shown == [card_name(c) for c in cards_of(m.hands[s])], (step, s)
+        assert page.locator("#status .scores").inner_text() == (
+            f"score A {m.scores[0]} : {m.scores[1]} B"
+        )
+        seat, _ = m.actions[step - 1]
+        assert f"seat {seat}" in page.locator("#decision h2").inner_text()
+        think = [t for t in replay.meta["think"] if t[0] == step - 1]
+        if think:
+            assert f"{think[0][2]:.2f} ms" in page.locator("#decision .think").inner_text()
+        if seat == logbot and think and page.locator("#decision pre.log").count():
+            assert "logbot hand 1" in page.locator("#decision pre.log").inner_text()
+            checked_log = True
+    assert checked_log, "no decision of the log-writing bot showed its log"
+    # The last state against the recorded result, via the End key.
+    page.keyboard.press("End")
+    page.wait_for_selector(f"#where:text-matches('^step {len(replay.recorded or [])} ')")
+    final = replay.result["scores"] if replay.result else None
+    assert page.locator("#status .scores").inner_text() == f"score A {final[0]} : {final[1]} B"
+    # The same board's other play is listed beside it.
+    assert page.locator("#compare .table-col").count() == 2
+
+
+def test_spectator_view_shows_no_hidden_card(web: Served, page: Any) -> None:
+    with EventStore(web.db, create=False) as store:
+        ordinal = store.plays()[0].play.ordinal
+    page.goto(web.url + f"/replay?event=webtest&play={ordinal}&step=30&view=all")
+    page.wait_for_selector("body[data-ready='1']")
+    assert page.locator(".seat .cards .card:not(.back)").count() > 0
+    page.select_option("#view", "spectator")
+    page.wait_for_function("document.location.search.includes('view=spectator')")
+    page.wait_for_function("document.querySelectorAll('.seat .card:not(.back)').length === 0")
+    assert page.locator(".seat .card.back").count() > 0
+    assert page.locator("#decision ul.legal").count() == 0
+    page.select_option("#view", "1")
+    page.wait_for_function("document.querySelectorAll('.seat-1 .card:not(.back)').length > 0")
+    for s in (0, 2, 3):
+        assert page.locator(f".seat-{s} .card:not(.back)").count() == 0
+
+
+def running_play(db: Path, proc: subprocess.Popen[bytes]) -> int:
+    """A play whose live feed has no ``match_end`` yet."""
+    folder = live_path(db, "livetest", 0).parent
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        for feed in sorted(folder.glob("*.jsonl")):
+            if '"match_end"' not in feed.read_text(encoding="utf-8"):
+                return int(feed.stem)
+        time.sleep(0.05)
+    raise AssertionError("no running play found")
+
+
+def test_follow_a_live_table_until_its_match_ends(
+    tmp_path: Path, page: Any, event_db: Path
+) -> None:
+    toml = event_toml(tmp_path, "livetest", "slowbot.toml", 2)
+    db = tmp_path / "live.sqlite"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "arena.cli.main",
+            "event",
+            "run",
+            str(toml),
+            "--db",
+            str(db),
+            "--out",
+            str(tmp_path / "lb"),
+            "--quiet",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not live_path(db, "livetest", 0).exists():
+            assert time.monotonic() < deadline and proc.poll() is None, "no live feed appeared"
+            time.sleep(0.1)
+        for url in serve([db]):
+            ordinal = running_play(db, proc)
+            page.goto(url + f"/live?event=livetest&play={ordinal}")
+            page.wait_for_selector("body[data-seen]", timeout=60_000)
+            first = int(page.evaluate("document.body.dataset.seen"))
+            page.wait_for_selector("body[data-ended='1']", timeout=120_000)
+            last = int(page.evaluate("document.body.dataset.seen"))
+            assert last > first  # events arrived while the page was open
+            assert page.locator(".seat .card:not(.back)").count() == 0
+            assert "Match over" in page.locator("#over").inner_text()
+            # The event page follows the running event without a reload.
+            page.goto(url + "/event?event=livetest")
+            page.wait_for_selector("table.stats")
+            page.evaluate("window.notReloaded = true")
+            before = page.locator("#progress").inner_text()
+            assert proc.poll() is None, "the event ended before its page could be watched"
+            page.wait_for_function(
+                f"document.getElementById('progress').innerText !== {before!r}", timeout=120_000
+            )
+            assert page.evaluate("window.notReloaded === true")
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)  # the runner stops cleanly; the rest stays pending
+        proc.wait(120)
