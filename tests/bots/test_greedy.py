@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
+
 from arena.rules import (
     CALL_TICHU,
     GRAND,
@@ -54,6 +56,7 @@ def parse_cards_ordered(text: str) -> list[int]:
     return [parse_cards(t).bit_length() - 1 for t in text.split()]
 
 
+@pytest.mark.slow
 def test_plays_legal_hands_in_every_seat() -> None:
     """Greedy in all four seats, and mixed with random and heuristic bots: every answer is a
     member of ``obs.legal`` (three different cards of the hand for the exchange)."""

@@ -7,6 +7,8 @@ import dataclasses
 import itertools
 import time
 
+import pytest
+
 from arena.rules import (
     CALL_TICHU,
     GRAND,
@@ -88,6 +90,7 @@ def _checked_hand(seed: int, bots: list[Bot], timing: dict[str, Timing]) -> None
         m.apply(answer)
 
 
+@pytest.mark.slow
 def test_plays_legal_hands_in_every_seat() -> None:
     """Heuristic in all four seats and mixed with greedy and random bots."""
     rng = itertools.count()
@@ -319,6 +322,7 @@ def test_counting_knows_a_sure_ace() -> None:
 # ---------------------------------------------------------------- strength
 
 
+@pytest.mark.slow
 def test_heuristic_beats_random_by_a_clear_margin() -> None:
     seeds = itertools.count(7000)
     result = duel(HeuristicBot, lambda: RandomBot(next(seeds)), boards=100, first_seed=1)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from arena.rules import (
     CALL_TICHU,
     PASS,
@@ -52,6 +54,7 @@ def test_plays_seeded_hands_in_all_seats() -> None:
         assert any(isinstance(a, Play) and a.kind != PASS.kind for _, a in answers)
 
 
+@pytest.mark.slow
 def test_same_seed_same_answers() -> None:
     def bots(seed: int) -> list[SearchBot]:
         return [SearchBot(iterations=15, time_limit=None, seed=seed + s) for s in range(4)]

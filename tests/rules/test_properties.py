@@ -132,6 +132,7 @@ def check_state(m: Match) -> None:
             assert m.hands[m.seat], f"seat {m.seat} to play holds no card"
 
 
+@pytest.mark.slow
 @given(SEEDS)
 @settings(max_examples=600, deadline=None)
 def test_cards_conserved_and_always_an_action(seed: int) -> None:
@@ -174,6 +175,7 @@ def check_results(m: Match) -> None:
     assert m.scores == totals
 
 
+@pytest.mark.slow
 @given(SEEDS)
 @settings(max_examples=600, deadline=None)
 def test_hand_scores_are_consistent(seed: int) -> None:
@@ -237,6 +239,7 @@ def is_legal(m: Match, action: Any) -> bool:
     return any(type(a) is type(action) and a == action for a in m.legal_actions())
 
 
+@pytest.mark.slow
 @given(SEEDS)
 @settings(max_examples=200, deadline=None)
 def test_illegal_actions_rejected_without_change(seed: int) -> None:
@@ -360,6 +363,7 @@ def cards_in(value: Any, role: str = DATA, path: str = "obs") -> Mask:
     return acc
 
 
+@pytest.mark.slow
 @given(SEEDS)
 @settings(max_examples=50, deadline=None)
 def test_observations_hide_other_hands(seed: int) -> None:
@@ -447,6 +451,7 @@ def replay(m: Match, fresh: Match) -> list[list[Event]]:
     return logs
 
 
+@pytest.mark.slow
 @given(SEEDS)
 @settings(max_examples=300, deadline=None)
 def test_replay_is_exact(seed: int) -> None:
@@ -463,6 +468,7 @@ def test_replay_is_exact(seed: int) -> None:
         assert fresh.hands == m.hands and fresh.won == m.won
 
 
+@pytest.mark.slow
 @given(SEEDS, st.integers(min_value=0, max_value=300))
 @settings(max_examples=300, deadline=None)
 def test_copy_is_independent(seed: int, steps: int) -> None:

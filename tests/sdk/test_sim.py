@@ -95,6 +95,7 @@ def check_view(m: Match, seat: int, rng: random.Random) -> Match:
     return d
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("options", [Options(hands=2), Options(hands=1, grand_tichu=False)])
 def test_rebuilt_position_looks_the_same_to_the_seat(options: Options) -> None:
     rng = random.Random(7)

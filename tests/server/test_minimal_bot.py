@@ -11,6 +11,8 @@ import asyncio
 import random
 from pathlib import Path
 
+import pytest
+
 from arena.referee import MatchRecord, Termination, TimeControl
 from arena.rules import Match, Options, observe
 from arena.server import ArenaServer, TableSpec
@@ -20,6 +22,8 @@ from arena.wire import pb
 from arena.wire.convert import decode_answer, encode_request
 from example_bots.minimal.bot import answer
 from tests.helpers import ROOT
+
+pytestmark = pytest.mark.slow
 
 MINIMAL_SEATS = (1, 3)
 

@@ -31,10 +31,13 @@ NODE_SEATS = (0, 2)  # partners: team A is the Node bot, team B the Python rando
 MATCHES = 2  # on the same streams: the bot must take a second Welcome after a MatchResult
 HANDS = 2  # per match, to keep the test short
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("node") is None or shutil.which("npm") is None,
-    reason="node and npm are needed to install and run example_bots/node",
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        shutil.which("node") is None or shutil.which("npm") is None,
+        reason="node and npm are needed to install and run example_bots/node",
+    ),
+]
 
 
 def _older(path: Path, than: Path) -> bool:

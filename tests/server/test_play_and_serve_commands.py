@@ -20,7 +20,7 @@ from tests.helpers import ROOT
 
 STUB_BOT = Path(__file__).resolve().parent / "bots" / "stub_bot.py"
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 
 
 def stub_manifest(folder: Path, name: str, *args: str) -> Path:

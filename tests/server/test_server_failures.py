@@ -31,7 +31,8 @@ from arena.server import ArenaServer, Table, TableSpec
 from arena.server.bots import play_table
 from arena.server.manifest import Manifest
 
-pytestmark = pytest.mark.timeout(120)
+# One worker plays the module's scenario (a module fixture) and runs all its checks.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(120), pytest.mark.xdist_group("failures")]
 
 ODD = 1  # the seat that misbehaves
 

@@ -13,7 +13,7 @@ from arena.server import ArenaServer, TableSpec
 from arena.server.bots import play_table
 from arena.server.manifest import resolve_bot
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 
 
 def test_four_sdk_bot_processes_play_a_match_to_1000(tmp_path: Path) -> None:

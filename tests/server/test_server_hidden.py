@@ -27,7 +27,7 @@ from arena.server.bots import play_table
 from arena.server.manifest import Manifest
 from arena.wire import pb
 
-pytestmark = pytest.mark.timeout(180)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 
 TABLES = 4
 HANDS = 60

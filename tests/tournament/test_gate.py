@@ -52,6 +52,7 @@ def failures_of(xml: ET.Element) -> list[ET.Element]:
     return cases[0].findall("failure")
 
 
+@pytest.mark.slow
 def test_heuristic_beats_random_quickly_and_resumes(tmp_path: Path) -> None:
     db = tmp_path / "gate.sqlite"
     args = (
@@ -86,6 +87,7 @@ def test_heuristic_beats_random_quickly_and_resumes(tmp_path: Path) -> None:
     assert again["plays"] == data["plays"] and again["pentanomial"] == data["pentanomial"]
 
 
+@pytest.mark.slow
 def test_random_never_passes_a_gain_test_against_itself(tmp_path: Path) -> None:
     code, out, err, seconds = gate_cli(
         "--candidate", "random", "--baseline", "random", "--preset", "gain",
@@ -107,6 +109,7 @@ def test_random_never_passes_a_gain_test_against_itself(tmp_path: Path) -> None:
     assert xml.get("failures") == "1"
 
 
+@pytest.mark.slow
 def test_mixed_mode_partners_the_candidate_with_the_baseline() -> None:
     config = GateConfig("heuristic", "random", *PRESETS["gain"], max_boards=150, mixed=True)
     seats = [bot["bot"] for bot in build_event_data(config)["bots"]]
@@ -150,6 +153,7 @@ def test_usage_mistakes_exit_3(args: tuple[str, ...]) -> None:
     assert err.strip()
 
 
+@pytest.mark.slow
 def test_a_candidate_that_crashes_is_an_error_not_a_verdict(tmp_path: Path) -> None:
     manifest = tmp_path / "bot.toml"
     manifest.write_text(

@@ -247,6 +247,7 @@ store.record_play(play_id, rows, "replay.json")
 """
 
 
+@pytest.mark.slow
 def test_a_writer_killed_mid_play_leaves_nothing_partial(tmp_path: Path) -> None:
     spec = make_spec(BOTS, hands_per_board=3)
     path = tmp_path / "e.db"
