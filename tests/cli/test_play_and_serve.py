@@ -16,9 +16,7 @@ from typer.testing import CliRunner
 
 from arena.cli.main import app
 from arena.referee import replay as replays
-from tests.helpers import ROOT
-
-STUB_BOT = Path(__file__).resolve().parent / "bots" / "stub_bot.py"
+from tests.helpers import ROOT, STUB_BOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 
