@@ -43,9 +43,13 @@ STUB_BOT = ROOT / "tests" / "server" / "bots" / "stub_bot.py"
 """A scriptable bot process (``--mode crash``, ``--after``, ``--dump`` ...) for server tests."""
 
 
-def random_answer(match: Match, rng: random.Random, *, grand: float = 0.0) -> Action:
-    """A uniformly random legal answer that never calls Tichu; Grand Tichu with chance
-    ``grand`` (0: never, as ``arena.bench.engine.random_answer``)."""
+def random_answer(
+    match: Match, rng: random.Random, *, grand: float = 0.0, tichu: float = 0.0
+) -> Action:
+    """A uniformly random legal answer (``arena.bench.engine.random_answer``, which never
+    bets), calling Grand Tichu with chance ``grand`` and Tichu, when allowed, with ``tichu``."""
+    if tichu and match.can_call_tichu() and rng.random() < tichu:
+        return CALL_TICHU
     if grand and match.phase is Phase.GRAND_TICHU:
         return GRAND if rng.random() < grand else NO_GRAND
     return uniform_answer(match, rng)

@@ -49,20 +49,11 @@ from arena.rules.cards import FULL_DECK, PHOENIX_BIT, Mask
 from arena.rules.observe import new_observation, replace_observation
 from arena.rules.position import position
 from arena.rules.state import total_cards
+from tests.helpers import random_answer
 
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 TICHU_RATE = 0.1
 MAX_ACTIONS_PER_HAND = 2000  # random hands take ~110; more means the state machine loops
-
-
-def random_action(m: Match, rng: random.Random) -> Action:
-    """The random policy: sometimes Tichu when allowed, else a uniform legal answer."""
-    if m.can_call_tichu() and rng.random() < TICHU_RATE:
-        return CALL_TICHU
-    if m.phase is Phase.EXCHANGE:
-        a, b, c = rng.sample(list(cards_of(m.hands[m.seat])), 3)
-        return Exchange(a, b, c)
-    return rng.choice(m.legal_actions())
 
 
 def play_out(
@@ -72,13 +63,14 @@ def play_out(
     after: Callable[[Match, Action], None] | None = None,
     max_actions: int | None = None,
 ) -> Match:
-    """Plays ``m`` with the random policy until it ends (or ``max_actions``), calling hooks."""
+    """Plays ``m`` with random answers (Grand Tichu half the time, Tichu sometimes) until it
+    ends (or ``max_actions``), calling the hooks."""
     budget = MAX_ACTIONS_PER_HAND * max(m.options.hands, 1)
     n = 0
     while not m.over and (max_actions is None or n < max_actions):
         if before is not None:
             before(m)
-        action = random_action(m, rng)
+        action = random_answer(m, rng, grand=0.5, tichu=TICHU_RATE)
         m.apply(action)
         if after is not None:
             after(m, action)
@@ -331,6 +323,10 @@ CARD_FIELDS: dict[type, dict[str, str]] = {
 }
 
 
+_CARDS_OF: dict[tuple[type, Any], Mask] = {}
+"""``cards_in`` of each immutable value walked once (a value's cards never change)."""
+
+
 def cards_in(value: Any, role: str = DATA, path: str = "obs") -> Mask:
     """Collects every card an observation value holds, walking all its fields."""
     if role == MASK:
@@ -351,6 +347,9 @@ def cards_in(value: Any, role: str = DATA, path: str = "obs") -> Mask:
         return acc
     kind = type(value)
     assert kind in CARD_FIELDS, f"{path}: unclassified type {kind.__name__}"
+    known = _CARDS_OF.get((kind, value))  # events and plays recur in every later view
+    if known is not None:
+        return known
     names = (
         [f.name for f in dataclasses.fields(value)]
         if dataclasses.is_dataclass(value)
@@ -360,6 +359,8 @@ def cards_in(value: Any, role: str = DATA, path: str = "obs") -> Mask:
     acc = 0
     for name in names:
         acc |= cards_in(getattr(value, name), CARD_FIELDS[kind][name], f"{path}.{name}")
+    if kind is not Observation:
+        _CARDS_OF[kind, value] = acc
     return acc
 
 
