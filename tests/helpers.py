@@ -13,6 +13,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
+
 from arena.bench.engine import random_answer as uniform_answer
 from arena.referee import MatchRecord
 from arena.rules import (
@@ -41,6 +43,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 STUB_BOT = ROOT / "tests" / "server" / "bots" / "stub_bot.py"
 """A scriptable bot process (``--mode crash``, ``--after``, ``--dump`` ...) for server tests."""
+
+MANY_PROCESSES = pytest.mark.xdist_group("many-processes")
+"""For tests that start many bot processes at once and hold wall-clock bounds: under xdist
+one worker runs them one after another, so they never crowd each other's processes off the
+cores (and a module fixture among them is set up once)."""
 
 
 def random_answer(

@@ -30,9 +30,9 @@ from arena.rules import Options
 from arena.server import ArenaServer, Table, TableSpec
 from arena.server.bots import play_table
 from arena.server.manifest import Manifest
+from tests.helpers import MANY_PROCESSES
 
-# One worker plays the module's scenario (a module fixture) and runs all its checks.
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(120), pytest.mark.xdist_group("failures")]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(120), MANY_PROCESSES]
 
 ODD = 1  # the seat that misbehaves
 

@@ -26,8 +26,9 @@ from arena.server import ArenaServer, TableSpec
 from arena.server.bots import play_table
 from arena.server.manifest import Manifest
 from arena.wire import pb
+from tests.helpers import MANY_PROCESSES
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(180), MANY_PROCESSES]
 
 TABLES = 4
 HANDS = 60

@@ -24,7 +24,7 @@ from arena.tournament.gate import (
     points_per_board,
     run_gate,
 )
-from tests.helpers import ROOT
+from tests.helpers import MANY_PROCESSES, ROOT
 
 
 def gate_cli(*args: str | Path) -> tuple[int, str, str, float]:
@@ -53,6 +53,7 @@ def failures_of(xml: ET.Element) -> list[ET.Element]:
 
 
 @pytest.mark.slow
+@MANY_PROCESSES
 def test_heuristic_beats_random_quickly_and_resumes(tmp_path: Path) -> None:
     db = tmp_path / "gate.sqlite"
     args = (
@@ -88,6 +89,7 @@ def test_heuristic_beats_random_quickly_and_resumes(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@MANY_PROCESSES
 def test_random_never_passes_a_gain_test_against_itself(tmp_path: Path) -> None:
     code, out, err, seconds = gate_cli(
         "--candidate", "random", "--baseline", "random", "--preset", "gain",
@@ -110,6 +112,7 @@ def test_random_never_passes_a_gain_test_against_itself(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@MANY_PROCESSES
 def test_mixed_mode_partners_the_candidate_with_the_baseline() -> None:
     config = GateConfig("heuristic", "random", *PRESETS["gain"], max_boards=150, mixed=True)
     seats = [bot["bot"] for bot in build_event_data(config)["bots"]]
