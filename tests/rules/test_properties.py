@@ -454,7 +454,7 @@ def replay(m: Match, fresh: Match) -> list[list[Event]]:
 
 @pytest.mark.slow
 @given(SEEDS)
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)  # 200 hands, each replayed twice
 def test_replay_is_exact(seed: int) -> None:
     """``(options, seed, actions)`` and ``(options, deals, actions)`` replay a match exactly."""
     m = Match(Options(hands=2), seed)
@@ -471,7 +471,7 @@ def test_replay_is_exact(seed: int) -> None:
 
 @pytest.mark.slow
 @given(SEEDS, st.integers(min_value=0, max_value=300))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=120, deadline=None)
 def test_copy_is_independent(seed: int, steps: int) -> None:
     """Playing a copy to the end leaves the original untouched; the copy starts equal."""
     rng = random.Random(seed)
