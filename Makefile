@@ -24,8 +24,14 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy arena sdk
 
-test: lint typecheck
-	$(BIN)/pytest -q
+# pytest on WORKERS processes (most process and server tests wait on sockets, so more workers
+# than cores pay), with mypy beside it; its report is printed when pytest is done.
+WORKERS ?= 4
+
+test: lint
+	@$(BIN)/mypy arena sdk > $(VENV)/mypy.log 2>&1 & mypy=$$!; \
+	$(BIN)/pytest -q -n $(WORKERS); status=$$?; \
+	wait $$mypy || status=1; cat $(VENV)/mypy.log; exit $$status
 
 bench: $(STAMP)
 	$(BIN)/arena bench engine

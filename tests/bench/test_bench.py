@@ -15,6 +15,7 @@ from arena.server.manifest import resolve_bot
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
 
 
+@pytest.mark.slow
 def test_children_cpu_counts_a_running_child() -> None:
     before = children_cpu()
     assert before is not None
@@ -36,6 +37,7 @@ def test_children_cpu_counts_a_running_child() -> None:
         child.wait()
 
 
+@pytest.mark.slow
 def test_bench_logic_counts_decisions_and_forced_answers() -> None:
     f = asyncio.run(bench_logic(matches=2))
     assert f.hands >= 2  # two matches to 1000 points
@@ -44,6 +46,7 @@ def test_bench_logic_counts_decisions_and_forced_answers() -> None:
     assert f.cpu_us > 0
 
 
+@pytest.mark.slow
 def test_bench_tables_plays_over_grpc_and_measures_the_bots() -> None:
     f = asyncio.run(
         bench_tables(resolve_bot("minimal"), tables=2, hands=6)

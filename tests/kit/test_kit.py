@@ -79,6 +79,7 @@ def broken_bot(folder: Path, mode: str) -> Path:
     return manifest
 
 
+@pytest.mark.slow
 def test_new_bot_output_passes_check_bot(tmp_path: Path) -> None:
     runner = CliRunner()
     made = runner.invoke(app, ["new-bot", "my_bot", "--into", str(tmp_path)])
@@ -127,6 +128,7 @@ def test_names_and_class_names() -> None:
         validate_name("arena")
 
 
+@pytest.mark.slow
 def test_check_bot_fails_a_bot_that_raises_and_names_the_check(tmp_path: Path) -> None:
     manifest = broken_bot(tmp_path / "broken", "raise-on-gift")
     result = CliRunner().invoke(app, ["check-bot", str(manifest), "--logs", str(tmp_path / "logs")])
@@ -140,6 +142,7 @@ def test_check_bot_fails_a_bot_that_raises_and_names_the_check(tmp_path: Path) -
     assert "position: dragon gift" in result.output.split("verdict: FAIL")[1]
 
 
+@pytest.mark.slow
 def test_check_bot_fails_a_bot_that_runs_out_of_time(tmp_path: Path) -> None:
     manifest = broken_bot(tmp_path / "slow", "slow-exchange")
     result = CliRunner().invoke(
@@ -169,6 +172,7 @@ def test_check_bot_exits_2_on_a_bad_manifest(tmp_path: Path) -> None:
     assert "command" in result.output
 
 
+@pytest.mark.slow
 def test_scaffolded_test_passes_and_can_fail(tmp_path: Path) -> None:
     folder = new_bot(tmp_path, "starter")
 

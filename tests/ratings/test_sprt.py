@@ -160,6 +160,7 @@ def test_approximate_llr_error_is_the_neglected_expansion_terms(
     assert approx == pytest.approx(exact, rel=0.05, abs=0.05)
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(
     counts=st.lists(st.integers(0, 300), min_size=5, max_size=5),
@@ -268,6 +269,7 @@ RUNS = 4000
 MARGIN = 3 * math.sqrt(0.05 * 0.95 / RUNS)  # three binomial standard errors, ≈ 0.010
 
 
+@pytest.mark.slow
 def test_false_positive_rate_at_elo0_is_at_most_alpha() -> None:
     verdicts, _, counts = run_sprts(np.random.default_rng(2024), 0.0, RUNS)
     assert np.mean(verdicts == 1) <= 0.05 + MARGIN
@@ -279,6 +281,7 @@ def test_false_positive_rate_at_elo0_is_at_most_alpha() -> None:
         assert sprt(final, elo0=0.0, elo1=20.0).verdict is expected
 
 
+@pytest.mark.slow
 def test_power_at_elo1_is_about_one_minus_beta() -> None:
     verdicts, lengths, _ = run_sprts(np.random.default_rng(2025), 20.0, RUNS)
     assert 0.95 - MARGIN <= np.mean(verdicts == 1) <= 0.98

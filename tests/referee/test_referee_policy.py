@@ -44,24 +44,7 @@ from arena.rules import (
     cards_of,
     observe,
 )
-from sdk.bot import Bot
-
-
-class RandomBot(Bot):
-    """Uniform over the legal answers (seeded), never bets."""
-
-    def __init__(self, seed: int) -> None:
-        super().__init__()
-        self.rng = random.Random(seed)
-
-    def act(self, obs: Observation) -> Play | Exchange:  # type: ignore[override]
-        if obs.phase is Phase.EXCHANGE:
-            a, b, c = self.rng.sample(list(cards_of(obs.hand)), 3)
-            return Exchange(a, b, c)
-        if obs.phase is Phase.GRAND_TICHU:
-            return obs.legal[0]  # type: ignore[return-value]
-        return self.rng.choice(obs.legal)  # type: ignore[return-value]
-
+from sdk.testing import RandomBot
 
 Rule = Callable[[int, Decision], Answer | None]
 

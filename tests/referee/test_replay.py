@@ -8,10 +8,10 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from arena.bench.engine import random_answer
 from arena.cli.main import app
 from arena.referee import replay as replays
 from arena.rules import Match, Options
+from tests.helpers import random_answer
 
 
 def write_replay(tmp_path: Path, hands: int = 3, seed: int = 5) -> tuple[Path, Match]:

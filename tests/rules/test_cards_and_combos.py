@@ -69,6 +69,7 @@ def test_parse_cards_rejects_repeats() -> None:
     assert parse_cards("-") == 0 and format_cards(0) == "-"
 
 
+@pytest.mark.slow
 @given(st.sets(st.integers(0, 55)))
 @settings(max_examples=300, deadline=None)
 def test_card_set_notation_round_trips(ids: set[int]) -> None:
@@ -406,6 +407,7 @@ def small_hands(draw: st.DrawFn) -> Mask:
     return mask_of(draw(st.sets(st.sampled_from(pool), min_size=1, max_size=9)))
 
 
+@pytest.mark.slow
 @given(small_hands())
 @settings(max_examples=300, deadline=None)
 def test_combinations_match_brute_force(hand: Mask) -> None:

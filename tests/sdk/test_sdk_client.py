@@ -275,6 +275,7 @@ async def test_random_bot_process_plays_a_match() -> None:
     assert not any(call for _, _, call, _ in referee.answers)
 
 
+@pytest.mark.slow
 @run_async
 async def test_process_resumes_after_a_dropped_stream() -> None:
     referee = SeatReferee(seat=0, drop_after=6, seed=2)
@@ -296,6 +297,7 @@ async def test_process_resumes_after_a_dropped_stream() -> None:
     _check_answers(referee)
 
 
+@pytest.mark.slow
 @run_async
 async def test_process_exits_1_on_a_refused_token() -> None:
     referee = SeatReferee()
@@ -308,6 +310,7 @@ async def test_process_exits_1_on_a_refused_token() -> None:
     assert "UNAUTHENTICATED" in err and "unknown seat token" in err
 
 
+@pytest.mark.slow
 def test_usage_errors() -> None:
     import subprocess
 
@@ -475,6 +478,7 @@ class Sleeper(RandomBot):
         return super().act(obs)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("threaded", [False, True])
 @run_async
 async def test_slow_bot_is_answered_for_within_the_deadline(threaded: bool) -> None:
@@ -535,6 +539,7 @@ async def _arena_server() -> Any:
     return server
 
 
+@pytest.mark.slow
 @run_async
 async def test_four_bot_processes_against_the_arena_referee() -> None:
     from arena.server import TableSpec

@@ -154,6 +154,7 @@ def test_play_local_needs_four_bots() -> None:
         play_local([RandomBot(0)])
 
 
+@pytest.mark.slow
 def test_check_bot_local() -> None:
     played = check_bot_local(RandomBot(9), matches=2)
     assert len(played) == 8 and all(m.over for m in played)

@@ -14,10 +14,7 @@ import pytest
 
 from arena.rules import (
     CALL_TICHU,
-    GRAND,
     NO_GRAND,
-    Action,
-    Exchange,
     Match,
     Observation,
     Options,
@@ -28,6 +25,7 @@ from arena.rules import (
 from arena.rules.cards import FULL_DECK, MAHJONG_BIT, RANK_MASKS
 from arena.rules.state import total_cards
 from sdk.sim import Determinizer, PublicHistory, determinize
+from tests.helpers import random_answer
 
 # Slots of a rebuilt match that must equal the real one when it is given the real hands.
 PUBLIC_SLOTS = (
@@ -49,17 +47,6 @@ PUBLIC_SLOTS = (
 )
 
 
-def random_answer(m: Match, rng: random.Random) -> Action:
-    """A random legal answer; bets now and then so calls appear in the views."""
-    if m.phase is Phase.EXCHANGE:
-        a, b, c = rng.sample(list(cards_of(m.hands[m.seat])), 3)
-        return Exchange(a, b, c)
-    if m.phase is Phase.GRAND_TICHU:
-        return GRAND if rng.random() < 0.05 else NO_GRAND
-    legal = m.legal_actions()
-    return legal[rng.randrange(len(legal))]
-
-
 def positions(matches: int, seed: int, options: Options) -> Iterator[Match]:
     """Every decision point of ``matches`` random matches (the live match: do not keep it)."""
     rng = random.Random(seed)
@@ -69,7 +56,7 @@ def positions(matches: int, seed: int, options: Options) -> Iterator[Match]:
             if m.can_call_tichu() and rng.random() < 0.04:
                 m.apply(CALL_TICHU)
             yield m
-            m.apply(random_answer(m, rng))
+            m.apply(random_answer(m, rng, grand=0.05))
 
 
 def true_hidden(m: Match, seat: int) -> list[int]:
@@ -95,6 +82,7 @@ def check_view(m: Match, seat: int, rng: random.Random) -> Match:
     return d
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("options", [Options(hands=2), Options(hands=1, grand_tichu=False)])
 def test_rebuilt_position_looks_the_same_to_the_seat(options: Options) -> None:
     rng = random.Random(7)
@@ -107,7 +95,7 @@ def test_rebuilt_position_looks_the_same_to_the_seat(options: Options) -> None:
         if i % 9 == 0:  # the rebuilt match plays on to the end of the hand without error
             hands_done = len(d.hand_results)
             while len(d.hand_results) == hands_done and not d.over:
-                d.apply(random_answer(d, rng))
+                d.apply(random_answer(d, rng, grand=0.05))
             res = d.hand_results[-1]
             if res.double_victory < 0:
                 assert sum(res.card_points) == 100
@@ -154,7 +142,7 @@ def view_after_exchange(seed: int) -> tuple[Match, Observation]:
     rng = random.Random(seed)
     m = Match(Options(hands=1), seed)
     while m.phase is not Phase.PLAY:
-        m.apply(random_answer(m, rng))
+        m.apply(random_answer(m, rng, grand=0.05))
     return m, observe(m, m.seat)
 
 
@@ -211,7 +199,7 @@ def test_lead_without_the_wished_rank_makes_a_void() -> None:
                 continue
             seat = m.seat
             m2 = m.copy()
-            m2.apply(random_answer(m2, rng))
+            m2.apply(random_answer(m2, rng, grand=0.05))
             hist = PublicHistory(observe(m2, (seat + 1) & 3).events)
             assert hist.voids[seat] & wished == wished
             return
@@ -222,6 +210,6 @@ def test_over_match_cannot_be_determinized() -> None:
     rng = random.Random(0)
     m = Match(Options(hands=1), 0)
     while not m.over:
-        m.apply(random_answer(m, rng))
+        m.apply(random_answer(m, rng, grand=0.05))
     with pytest.raises(ValueError, match="over"):
         Determinizer(observe(m, 0))

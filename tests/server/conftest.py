@@ -1,16 +1,13 @@
-"""Fixtures for the server tests: bot manifests for the stub bot in ``bots/``."""
+"""Fixtures for the server tests: manifests for the stub bot (``bots/stub_bot.py``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
 from arena.server.manifest import Manifest
-from tests.helpers import ROOT
-
-STUB_BOT = Path(__file__).resolve().parent / "bots" / "stub_bot.py"
+from tests.helpers import ROOT, STUB_BOT
 
 
 @pytest.fixture(scope="session")

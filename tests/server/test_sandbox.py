@@ -40,7 +40,7 @@ BOTS = Path(__file__).resolve().parent / "bots"
 HOSTILE = BOTS / "hostile_bot.py"
 HANDS = 2
 
-pytestmark = pytest.mark.timeout(240)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
 
 def _full() -> Sandbox:

@@ -30,8 +30,9 @@ from arena.rules import Options
 from arena.server import ArenaServer, Table, TableSpec
 from arena.server.bots import play_table
 from arena.server.manifest import Manifest
+from tests.helpers import MANY_PROCESSES
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(120), MANY_PROCESSES]
 
 ODD = 1  # the seat that misbehaves
 

@@ -44,8 +44,9 @@ from arena.server.bots import play_table
 from arena.server.manifest import Manifest
 from arena.server.seat import Stream
 from arena.wire import pb
+from tests.helpers import MANY_PROCESSES
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300), MANY_PROCESSES]
 
 TABLES = 4
 HANDS = 60

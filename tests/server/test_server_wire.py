@@ -19,7 +19,7 @@ from arena.wire import pb
 from arena.wire.convert import decode_request, encode_request
 from tests.wire.event_feed import EventFeed
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(60)]
 
 
 def play_one_table(options: Options, seed: int) -> tuple[list[Client], replays.Replay]:

@@ -25,7 +25,9 @@ from arena.tournament.store import EventStore
 
 pytest.importorskip("distributed")
 
-pytestmark = pytest.mark.slow
+from tests.helpers import MANY_PROCESSES
+
+pytestmark = [pytest.mark.slow, MANY_PROCESSES]
 
 DASK = str(Path(sys.executable).parent / "dask")
 ARENA = str(Path(sys.executable).parent / "arena")

@@ -24,7 +24,7 @@ from arena.tournament.gate import (
     points_per_board,
     run_gate,
 )
-from tests.helpers import ROOT
+from tests.helpers import MANY_PROCESSES, ROOT
 
 
 def gate_cli(*args: str | Path) -> tuple[int, str, str, float]:
@@ -52,6 +52,8 @@ def failures_of(xml: ET.Element) -> list[ET.Element]:
     return cases[0].findall("failure")
 
 
+@pytest.mark.slow
+@MANY_PROCESSES
 def test_heuristic_beats_random_quickly_and_resumes(tmp_path: Path) -> None:
     db = tmp_path / "gate.sqlite"
     args = (
@@ -87,6 +89,8 @@ def test_heuristic_beats_random_quickly_and_resumes(tmp_path: Path) -> None:
     assert again["plays"] == data["plays"] and again["pentanomial"] == data["pentanomial"]
 
 
+@pytest.mark.slow
+@MANY_PROCESSES
 def test_random_never_passes_a_gain_test_against_itself(tmp_path: Path) -> None:
     code, out, err, seconds = gate_cli(
         "--candidate", "random", "--baseline", "random", "--preset", "gain",
@@ -108,6 +112,8 @@ def test_random_never_passes_a_gain_test_against_itself(tmp_path: Path) -> None:
     assert xml.get("failures") == "1"
 
 
+@pytest.mark.slow
+@MANY_PROCESSES
 def test_mixed_mode_partners_the_candidate_with_the_baseline() -> None:
     config = GateConfig("heuristic", "random", *PRESETS["gain"], max_boards=150, mixed=True)
     seats = [bot["bot"] for bot in build_event_data(config)["bots"]]
@@ -151,6 +157,7 @@ def test_usage_mistakes_exit_3(args: tuple[str, ...]) -> None:
     assert err.strip()
 
 
+@pytest.mark.slow
 def test_a_candidate_that_crashes_is_an_error_not_a_verdict(tmp_path: Path) -> None:
     manifest = tmp_path / "bot.toml"
     manifest.write_text(

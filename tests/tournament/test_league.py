@@ -36,6 +36,8 @@ from arena.tournament.league.store import LeagueStore
 from arena.tournament.store import StoreError
 from tests.helpers import ROOT
 
+pytestmark = pytest.mark.slow
+
 ARENA = [sys.executable, "-m", "arena.cli.main"]
 
 LEAGUE = """\

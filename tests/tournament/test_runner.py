@@ -41,8 +41,10 @@ def write_event(tmp: Path, name: str, boards: int, hands: int = 1) -> Path:
 
 
 def run_arena(*args: str, cwd: Path, timeout: float = 240) -> subprocess.CompletedProcess[str]:
-    """Runs the CLI with the gRPC settings it makes itself (none inherited from this test)."""
+    """Runs the CLI with the gRPC settings it makes itself (none inherited from this test), on
+    a console wide enough that no path it prints is wrapped."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GRPC_")}
+    env["COLUMNS"] = "400"
     return subprocess.run(
         [*ARENA, *args],
         cwd=cwd,
@@ -76,6 +78,7 @@ def plays_done(db: Path) -> int:
         return 0
 
 
+@pytest.mark.slow
 def test_event_runs_over_grpc_and_writes_the_leaderboard(tmp_path: Path) -> None:
     """Four bots, 3 rounds x 2 boards x 2 rotations: every play recorded, leaderboard written."""
     event = write_event(tmp_path, "e2e", boards=2)
@@ -129,10 +132,11 @@ def test_a_board_is_never_played_twice_on_one_process() -> None:
         assert len(holders) == 2  # rotation 0 and rotation 1, never the same processes
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["sigkill", "sigint"])
 def test_killed_event_resumes_without_losing_or_repeating_a_hand(tmp_path: Path, how: str) -> None:
     """Kill the runner (and its bots) mid-event; resume; every hand is there exactly once."""
-    event = write_event(tmp_path, "kill", boards=8, hands=2)
+    event = write_event(tmp_path, "kill", boards=4, hands=2)
     db = tmp_path / "kill.sqlite"
     proc = subprocess.Popen(
         [*ARENA, "event", "run", str(event), "--db", str(db), "--out", str(tmp_path), "--quiet"],
@@ -156,14 +160,14 @@ def test_killed_event_resumes_without_losing_or_repeating_a_hand(tmp_path: Path,
         assert "arena event resume" in out
     before = hand_rows(db)
     partial = plays_done(db)
-    assert 6 <= partial < 48
+    assert 6 <= partial < 24
     assert len(before) == 2 * partial  # no half-written play
     resumed = run_arena("event", "resume", str(db), "--out", str(tmp_path), "--quiet", cwd=ROOT)
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     after = hand_rows(db)
     assert set(before) <= set(after)  # what was recorded before the kill is untouched
     keys = [(r[0], r[1]) for r in after]
-    assert keys == sorted(set(keys)) and len(keys) == 2 * 48  # 48 plays x 2 hands, each once
+    assert keys == sorted(set(keys)) and len(keys) == 2 * 24  # 24 plays x 2 hands, each once
     with EventStore(db, create=False) as store:
         assert store.event("kill").status.value == "finished"
 

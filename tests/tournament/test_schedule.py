@@ -246,6 +246,7 @@ def test_fillers_pad_to_a_whist_size(n: int, padded: int) -> None:
     assert design_rank(schedule) == padded - 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", PADDED_SIZES)
 def test_annealed_round_robin_within_bounds(n: int) -> None:
     """§1.6 targets: partners at ⌊λp⌋/⌈λp⌉, opponents within λo ± 2, byes within 1."""
@@ -299,6 +300,7 @@ def test_annealer_is_deterministic_for_a_seed() -> None:
 # All sizes 4..16
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", range(4, 17))
 def test_every_size_is_connected_and_fair_on_byes(n: int) -> None:
     schedule = round_robin(n)

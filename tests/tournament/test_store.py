@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 from synthetic_events import MakeEvent, make_spec, synthetic_rows
 
-from arena.bench.engine import random_answer
 from arena.ratings import HandOutcome, TurnierHand
 from arena.rules import Match, Options
 from arena.rules.state import deal_from_seed
@@ -30,6 +29,7 @@ from arena.tournament.store import (
     HandRow,
     StoreError,
 )
+from tests.helpers import random_answer
 
 BOTS = ["north", "east", "south", "west", "fifth"]
 STRENGTHS = dict.fromkeys(BOTS, 0.0)
@@ -285,6 +285,7 @@ store.record_play(play_id, rows, "replay.json")
 """
 
 
+@pytest.mark.slow
 def test_a_writer_killed_mid_play_leaves_nothing_partial(tmp_path: Path) -> None:
     spec = make_spec(BOTS, hands_per_board=3)
     path = tmp_path / "e.db"

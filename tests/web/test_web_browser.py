@@ -20,6 +20,8 @@ from arena.rules.notation import action_from_json
 from arena.tournament.live import live_path
 from arena.tournament.store import EventStore
 
+pytestmark = pytest.mark.slow
+
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [
     "--headless",

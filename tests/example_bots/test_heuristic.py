@@ -5,23 +5,22 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import time
+
+import pytest
 
 from arena.rules import (
-    CALL_TICHU,
     GRAND,
     NO_GRAND,
     PASS,
     Exchange,
     Gift,
     Match,
-    Observation,
     Options,
     Phase,
     Play,
     Wish,
     deal_from_seed,
-    observe,
+    parse_card,
     parse_cards,
     parse_play,
 )
@@ -36,58 +35,21 @@ from example_bots.greedy.bot import GreedyBot
 from example_bots.heuristic.bot import HeuristicBot
 from example_bots.random.bot import RandomBot
 from sdk import Bot
-
-
-def _obs(m: Match) -> Observation:
-    return observe(m, m.seat)
-
-
-def _card(text: str) -> int:
-    return parse_cards(text).bit_length() - 1
+from tests.helpers import deal_with, play_checked_hand, to_act
 
 
 def _rank(card: int) -> int:
     return (card - 2) // 4 + 2
 
 
-def _deal_with(first: str, seat: int = 0) -> tuple[tuple[int, ...], ...]:
-    """A deal whose ``seat`` gets ``first`` (in order) and the rest of the deck after it."""
-    lead = [_card(t) for t in first.split()]
-    rest = [c for c in range(56) if c not in lead]
-    hands = [rest[i * 14 : (i + 1) * 14] for i in range(3)]
-    hands.insert(seat, lead + rest[42 : 42 + 14 - len(lead)])
-    return tuple(tuple(h) for h in hands)
-
-
 def _act(m: Match) -> object:
-    return HeuristicBot().act(_obs(m))
+    return HeuristicBot().act(to_act(m))
 
 
 # ---------------------------------------------------------------- legality
 
 
-def _checked_hand(seed: int, bots: list[Bot], timing: dict[str, Timing]) -> None:
-    """Plays one hand as the referee does (Tichu offered first), checking every answer is a
-    member of ``obs.legal`` (three different cards of the hand for the exchange); ``apply``
-    would raise on an illegal one as well."""
-    m = Match(Options(hands=1), deals=[deal_from_seed(seed, 0)])
-    while not m.over:
-        obs = _obs(m)
-        bot = bots[obs.seat]
-        t0 = time.perf_counter()
-        if obs.may_call_tichu and bot.call_tichu(obs):
-            m.apply(CALL_TICHU)
-            obs = _obs(m)
-        answer = bot.act(obs)
-        timing.setdefault(bot.name, Timing()).add(time.perf_counter() - t0)
-        if obs.phase is Phase.EXCHANGE:
-            assert isinstance(answer, Exchange) and len(set(answer)) == 3
-            assert all(obs.hand >> c & 1 for c in answer)
-        else:
-            assert answer in obs.legal
-        m.apply(answer)
-
-
+@pytest.mark.slow
 def test_plays_legal_hands_in_every_seat() -> None:
     """Heuristic in all four seats and mixed with greedy and random bots."""
     rng = itertools.count()
@@ -98,7 +60,7 @@ def test_plays_legal_hands_in_every_seat() -> None:
             [HeuristicBot(), GreedyBot(), HeuristicBot(), RandomBot(next(rng))],
             [RandomBot(next(rng)), HeuristicBot(), GreedyBot(), HeuristicBot()],
         ]
-        _checked_hand(seed, lineups[seed % 3], timing)
+        play_checked_hand(lineups[seed % 3], seed, timing)
     assert timing["heuristic"].decisions > 5000
     # A generous bound for a shared CI machine: the median decision takes about 0.02 ms.
     assert timing["heuristic"].quantile(0.5) < 0.002
@@ -113,7 +75,7 @@ def test_does_not_overtake_the_partners_ace_with_nothing_to_gain() -> None:
         trick=[(2, "Ap")],
         to_act=0,
     )
-    assert parse_play("Dr") in _obs(m).legal
+    assert parse_play("Dr") in to_act(m).legal
     assert _act(m) == PASS
 
 
@@ -206,11 +168,11 @@ def test_cashes_sure_winners_before_the_last_loser() -> None:
 
 
 def test_grand_tichu_with_a_monster_and_not_with_a_weak_hand() -> None:
-    monster = Match(deals=[_deal_with("Dr Ph Aj As At Ks Kp 2j")])
-    weak = Match(deals=[_deal_with("2j 3s 5p 6t 8s 9j Tp Jt")])
+    monster = Match(deals=[deal_with("Dr Ph Aj As At Ks Kp 2j")])
+    weak = Match(deals=[deal_with("2j 3s 5p 6t 8s 9j Tp Jt")])
     assert _act(monster) == GRAND
     assert _act(weak) == NO_GRAND
-    assert grand_score(_obs(monster).hand) > grand_score(_obs(weak).hand)
+    assert grand_score(to_act(monster).hand) > grand_score(to_act(weak).hand)
 
 
 def test_tichu_after_the_exchange_with_a_strong_hand_only() -> None:
@@ -220,18 +182,18 @@ def test_tichu_after_the_exchange_with_a_strong_hand_only() -> None:
         others = [c for c in range(56) if not parse_cards(hand) >> c & 1]
         rest = [sum(1 << c for c in others[i * 14 : (i + 1) * 14]) for i in range(3)]
         m = position([hand, rest[0], rest[1], rest[2]], to_act=0)
-        obs = _obs(m)
+        obs = to_act(m)
         assert obs.may_call_tichu
         assert HeuristicBot().call_tichu(obs) is calls
         # Never beside a partner's bet.
         m = position([hand, rest[0], rest[1], rest[2]], to_act=0, tichu=[2])
-        assert not HeuristicBot().call_tichu(_obs(m))
+        assert not HeuristicBot().call_tichu(to_act(m))
     assert hand_strength(parse_cards(strong)).margin > hand_strength(parse_cards(weak)).margin
 
 
 def test_waits_for_the_received_cards_before_calling() -> None:
-    m = Match(Options(hands=1, grand_tichu=False), deals=[_deal_with("Dr Ph Aj As Ks Kp Qj")])
-    obs = _obs(m)
+    m = Match(Options(hands=1, grand_tichu=False), deals=[deal_with("Dr Ph Aj As Ks Kp Qj")])
+    obs = to_act(m)
     assert obs.phase is Phase.EXCHANGE and obs.may_call_tichu
     assert not HeuristicBot().call_tichu(obs)
 
@@ -241,8 +203,8 @@ def test_waits_for_the_received_cards_before_calling() -> None:
 
 def test_exchange_helps_the_partner_and_gives_opponents_nothing() -> None:
     hand = "9j 9s 9p 9t Dr Aj Kt 2j 3s 6p 8t Jp 4p 4t"
-    m = Match(Options(hands=1, grand_tichu=False), deals=[_deal_with(hand)])
-    obs = _obs(m)
+    m = Match(Options(hands=1, grand_tichu=False), deals=[deal_with(hand)])
+    obs = to_act(m)
     answer = HeuristicBot().act(obs)
     assert isinstance(answer, Exchange)
     assert len(set(answer)) == 3 and all(obs.hand >> c & 1 for c in answer)
@@ -254,14 +216,14 @@ def test_exchange_helps_the_partner_and_gives_opponents_nothing() -> None:
 
 
 def test_exchange_keeps_the_dog_for_a_partner_who_called_grand() -> None:
-    deal = _deal_with("Dg 2j 3s 5t 7j 8s 9p Tt Jj Qs Kp Aj 4p 6s")
+    deal = deal_with("Dg 2j 3s 5t 7j 8s 9p Tt Jj Qs Kp Aj 4p 6s")
     m = Match(Options(hands=1), deals=[deal])
     for call in (NO_GRAND, NO_GRAND, GRAND, NO_GRAND):  # seat 2, the partner, calls Grand
         m.apply(call)
-    kept = HeuristicBot().act(_obs(m))
+    kept = HeuristicBot().act(to_act(m))
     assert isinstance(kept, Exchange) and 0 not in (kept.to_next, kept.to_prev)
     plain = Match(Options(hands=1, grand_tichu=False), deals=[deal])
-    passed = HeuristicBot().act(_obs(plain))
+    passed = HeuristicBot().act(to_act(plain))
     assert isinstance(passed, Exchange) and 0 in (passed.to_next, passed.to_prev)
 
 
@@ -269,10 +231,10 @@ def test_wishes_a_rank_passed_to_an_opponent_or_a_high_one_it_lacks() -> None:
     m = position(["Mj 2s Aj Ap Kt 6s", "4s 9j Jj", "6t 9p", "2p 3p Jt"], to_act=0)
     m.apply(parse_play("Mj"))
     assert m.phase is Phase.WISH
-    obs = _obs(m)
+    obs = to_act(m)
     plain = HeuristicBot().act(obs)
     assert plain == Wish(11)  # holds As and a K, no Q is left: the highest rank still out
-    given = Exchange(_card("9j"), _card("6t"), _card("3p"))
+    given = Exchange(parse_card("9j"), parse_card("6t"), parse_card("3p"))
     told = HeuristicBot().act(dataclasses.replace(obs, given=given))
     assert told == Wish(9), "the 9 it passed to the next seat"
 
@@ -283,7 +245,7 @@ def test_gives_the_dragon_trick_to_the_weaker_opponent() -> None:
         m.apply(parse_play("Dr"))
         while m.phase is not Phase.DRAGON_GIFT:
             m.apply(PASS)
-        assert HeuristicBot().act(_obs(m)) == Gift(expected)
+        assert HeuristicBot().act(to_act(m)) == Gift(expected)
 
 
 # ---------------------------------------------------------------- helpers
@@ -309,16 +271,17 @@ def test_plan_keeps_straights_bombs_and_full_houses() -> None:
 
 def test_counting_knows_a_sure_ace() -> None:
     gone = position(["Aj 3s", "4s 9j", "6t 9p", "2p 3p"], to_act=0)
-    odds = Odds(_obs(gone))
+    odds = Odds(to_act(gone))
     ace = Play(SINGLE, 1, 14, parse_cards("Aj"))
     assert odds.beat_chance(ace) < 2.5 * BOMB_RISK
     live = position(["Aj 3s", "4s Dr", "6t 9p", "2p 3p"], to_act=0)
-    assert Odds(_obs(live)).beat_chance(ace) > 0.3
+    assert Odds(to_act(live)).beat_chance(ace) > 0.3
 
 
 # ---------------------------------------------------------------- strength
 
 
+@pytest.mark.slow
 def test_heuristic_beats_random_by_a_clear_margin() -> None:
     seeds = itertools.count(7000)
     result = duel(HeuristicBot, lambda: RandomBot(next(seeds)), boards=100, first_seed=1)

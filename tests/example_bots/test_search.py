@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from arena.rules import (
-    CALL_TICHU,
     PASS,
-    Action,
-    Exchange,
     Match,
     Observation,
     Options,
     Phase,
     Play,
-    deal_from_seed,
     observe,
 )
 from arena.rules.combos import FOUR_BOMB
@@ -22,41 +20,22 @@ from arena.rules.position import position
 from example_bots.heuristic.bot import HeuristicBot
 from example_bots.search.bot import SearchBot, figure
 from sdk.testing import check_bot_local
-
-
-def play_hand(bots: list[SearchBot], seed: int) -> list[tuple[int, Action]]:
-    """Plays one hand as the referee does (Tichu offered first); ``apply`` rejects any
-    illegal answer. Returns every answer given."""
-    m = Match(Options(hands=1), 0, deals=[deal_from_seed(seed, 0)])
-    answers: list[tuple[int, Action]] = []
-    while not m.over:
-        s = m.seat
-        obs = observe(m, s)
-        if obs.may_call_tichu and bots[s].call_tichu(obs):
-            m.apply(CALL_TICHU)
-        action = bots[s].act(obs)
-        if obs.phase is Phase.EXCHANGE:
-            assert isinstance(action, Exchange) and len(set(action)) == 3
-            assert all(obs.hand >> c & 1 for c in action)
-        elif obs.phase is not Phase.GRAND_TICHU:
-            assert action in obs.legal
-        m.apply(action)
-        answers.append((s, action))
-    return answers
+from tests.helpers import play_checked_hand
 
 
 def test_plays_seeded_hands_in_all_seats() -> None:
     for seed in (1, 2):
         bots = [SearchBot(iterations=12, time_limit=None, seed=s) for s in range(4)]
-        answers = play_hand(bots, seed)
+        answers = play_checked_hand(bots, seed).actions
         assert any(isinstance(a, Play) and a.kind != PASS.kind for _, a in answers)
 
 
+@pytest.mark.slow
 def test_same_seed_same_answers() -> None:
     def bots(seed: int) -> list[SearchBot]:
         return [SearchBot(iterations=15, time_limit=None, seed=seed + s) for s in range(4)]
 
-    assert play_hand(bots(5), 3) == play_hand(bots(5), 3)
+    assert play_checked_hand(bots(5), 3).actions == play_checked_hand(bots(5), 3).actions
 
 
 def test_goes_out_with_a_bomb_to_win_its_tichu() -> None:

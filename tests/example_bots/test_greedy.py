@@ -4,21 +4,19 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
+
 from arena.rules import (
-    CALL_TICHU,
     GRAND,
     NO_GRAND,
     PASS,
     Exchange,
     Match,
-    Observation,
     Options,
     Phase,
     Play,
     Wish,
-    deal_from_seed,
-    observe,
-    parse_cards,
+    parse_card,
     parse_play,
 )
 from arena.rules.cards import DRAGON
@@ -29,31 +27,10 @@ from example_bots.greedy.bot import GreedyBot
 from example_bots.heuristic.bot import HeuristicBot
 from example_bots.random.bot import RandomBot
 from sdk import Bot
+from tests.helpers import deal_with, play_checked_hand, to_act
 
 
-def _obs(m: Match) -> Observation:
-    return observe(m, m.seat)
-
-
-def _deal_with(first: str, seat: int = 0) -> tuple[tuple[int, ...], ...]:
-    """A deal whose ``seat`` gets ``first`` (in order) and the rest of the deck after it."""
-    lead = list(parse_cards_ordered(first))
-    rest = [c for c in range(56) if c not in lead]
-    hands = [rest[i * 14 : (i + 1) * 14] for i in range(3)]
-    own = lead + rest[42 : 42 + 14 - len(lead)]
-    hands.insert(seat, own)
-    return tuple(tuple(h) for h in hands)
-
-
-def _card(text: str) -> int:
-    return parse_cards(text).bit_length() - 1
-
-
-def parse_cards_ordered(text: str) -> list[int]:
-    """The cards of ``text`` in the order written."""
-    return [parse_cards(t).bit_length() - 1 for t in text.split()]
-
-
+@pytest.mark.slow
 def test_plays_legal_hands_in_every_seat() -> None:
     """Greedy in all four seats, and mixed with random and heuristic bots: every answer is a
     member of ``obs.legal`` (three different cards of the hand for the exchange)."""
@@ -64,42 +41,28 @@ def test_plays_legal_hands_in_every_seat() -> None:
             [GreedyBot(), RandomBot(next(rng)), GreedyBot(), RandomBot(next(rng))],
             [RandomBot(next(rng)), GreedyBot(), HeuristicBot(), GreedyBot()],
         ]
-        bots = lineups[seed % 3]
-        m = Match(Options(hands=1), deals=[deal_from_seed(seed, 0)])
-        while not m.over:
-            obs = _obs(m)
-            bot = bots[obs.seat]
-            if obs.may_call_tichu and bot.call_tichu(obs):
-                m.apply(CALL_TICHU)
-                obs = _obs(m)
-            answer = bot.act(obs)
-            if obs.phase is Phase.EXCHANGE:
-                assert isinstance(answer, Exchange) and len(set(answer)) == 3
-                assert all(obs.hand >> c & 1 for c in answer)
-            else:
-                assert answer in obs.legal
-            m.apply(answer)
+        m = play_checked_hand(lineups[seed % 3], seed)
         assert len(m.hand_results[0].out) >= 2
 
 
 def test_follows_with_the_lowest_play_that_beats_the_table() -> None:
     m = position(["2j 3j", "4s 4t 9j", "6s 9p Kt Ph Dr", "2p 3p 5s"], trick=[(1, "5j")], to_act=2)
-    assert GreedyBot().act(_obs(m)) == parse_play("6s")
+    assert GreedyBot().act(to_act(m)) == parse_play("6s")
 
 
 def test_keeps_the_phoenix_for_last() -> None:
     m = position(["2j 3j", "4s 4t 9j", "Ph Dr 3s", "2p 3p 5s"], trick=[(1, "Aj")], to_act=2)
-    assert GreedyBot().act(_obs(m)) == parse_play("Dr")
+    assert GreedyBot().act(to_act(m)) == parse_play("Dr")
 
 
 def test_leads_the_longest_combination_holding_its_lowest_card() -> None:
     m = position(["3j 4s 5p 6t 7j 9s Ks", "2j 2s", "8p 8t", "Ts Tt"], to_act=0)
-    assert GreedyBot().act(_obs(m)) == parse_play("3j 4s 5p 6t 7j")
+    assert GreedyBot().act(to_act(m)) == parse_play("3j 4s 5p 6t 7j")
 
 
 def test_never_overtakes_its_partner() -> None:
     m = position(["2j 3j", "4s 4t 9j", "Tj Aj Dr", "2p 3p 5s"], trick=[(0, "9s")], to_act=2)
-    assert GreedyBot().act(_obs(m)) == PASS
+    assert GreedyBot().act(to_act(m)) == PASS
 
 
 def test_bombs_out_of_turn_only_against_an_opponent_about_to_go_out() -> None:
@@ -109,35 +72,35 @@ def test_bombs_out_of_turn_only_against_an_opponent_about_to_go_out() -> None:
         m = position(["7j 7s 7p 7t 2s", seat1, "Js Qs", "2j 3j 4j"], to_act=1)
         m.apply(parse_play("Kp"))
         assert m.phase is Phase.BOMB_WINDOW and m.seat == 0
-        answer = GreedyBot().act(_obs(m))
+        answer = GreedyBot().act(to_act(m))
         assert isinstance(answer, Play)
         assert (answer.kind == FOUR_BOMB) is bombs
 
 
 def test_exchange_gives_the_best_card_to_the_partner_and_low_cards_away() -> None:
     hand = "Dr 3s 2j Kt Ks 9p 9t Tj Js Qs Aj 8t 6t 7p"
-    m = Match(Options(hands=1, grand_tichu=False), deals=[_deal_with(hand)])
-    answer = GreedyBot().act(_obs(m))
-    assert answer == Exchange(_card("2j"), DRAGON, _card("3s"))
+    m = Match(Options(hands=1, grand_tichu=False), deals=[deal_with(hand)])
+    answer = GreedyBot().act(to_act(m))
+    assert answer == Exchange(parse_card("2j"), DRAGON, parse_card("3s"))
 
 
 def test_wishes_the_highest_rank_it_does_not_hold() -> None:
     m = position(["Mj 2s Aj Ap Kt", "4s 9j", "6s 9p", "2p 3p"], to_act=0)
     m.apply(parse_play("Mj"))
     assert m.phase is Phase.WISH
-    assert GreedyBot().act(_obs(m)) == Wish(13 - 1)  # holds As and a K: wishes a Queen
+    assert GreedyBot().act(to_act(m)) == Wish(13 - 1)  # holds As and a K: wishes a Queen
 
 
 def test_calls_only_with_dragon_aces_and_phoenix_or_bomb() -> None:
-    strong = Match(deals=[_deal_with("Dr Ph Aj As 2j 3s 5p 7t")])
-    weak = Match(deals=[_deal_with("Dr Aj Kt 2j 3s 5p 7t 9p")])
-    assert GreedyBot().act(_obs(strong)) == GRAND
-    assert GreedyBot().act(_obs(weak)) == NO_GRAND
+    strong = Match(deals=[deal_with("Dr Ph Aj As 2j 3s 5p 7t")])
+    weak = Match(deals=[deal_with("Dr Aj Kt 2j 3s 5p 7t 9p")])
+    assert GreedyBot().act(to_act(strong)) == GRAND
+    assert GreedyBot().act(to_act(weak)) == NO_GRAND
     hand14 = "Dr Ph Aj 2j 3s 5p 7t 9p Tj Js Qs 4t 6t 8t"
     m = position([hand14, "2p 3p", "2s 3t", "4s 4p"], to_act=0)
-    assert _obs(m).may_call_tichu and GreedyBot().call_tichu(_obs(m))
+    assert to_act(m).may_call_tichu and GreedyBot().call_tichu(to_act(m))
     m = position(["Dr Kj 2j 3s 5p 7t 9p Tj Js Qs 4t 6t 8t 9j", "2p", "2s", "4s"], to_act=0)
-    assert not GreedyBot().call_tichu(_obs(m))
+    assert not GreedyBot().call_tichu(to_act(m))
 
 
 def test_greedy_beats_random_by_a_wide_margin() -> None:

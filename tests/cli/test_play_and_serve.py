@@ -17,11 +17,9 @@ from typer.testing import CliRunner
 
 from arena.cli.main import app
 from arena.referee import replay as replays
-from tests.helpers import ROOT
+from tests.helpers import ROOT, STUB_BOT
 
-STUB_BOT = Path(__file__).resolve().parent / "bots" / "stub_bot.py"
-
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 
 
 def stub_manifest(folder: Path, name: str, *args: str) -> Path:
@@ -72,7 +70,10 @@ def test_play_runs_four_bot_processes_and_writes_the_replay(tmp_path: Path) -> N
     assert logs == ["seat0-stub0.log", "seat1-crasher.log", "seat2-stub1.log", "seat3-stub2.log"]
 
 
-def test_play_in_process_and_manifest_errors(tmp_path: Path) -> None:
+def test_play_in_process_and_manifest_errors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # the calls without --out write under runs/play here
     out = tmp_path / "inproc.json"
     runner = CliRunner()
     result = runner.invoke(

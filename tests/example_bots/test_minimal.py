@@ -11,15 +11,18 @@ import asyncio
 import random
 from pathlib import Path
 
+import pytest
+
 from arena.referee import MatchRecord, Termination, TimeControl
 from arena.rules import Match, Options, observe
-from arena.server import ArenaServer, TableSpec
-from arena.server.bots import play_table
+from arena.server import TableSpec
 from arena.server.manifest import load_manifest, resolve_bot
 from arena.wire import pb
 from arena.wire.convert import decode_answer, encode_request
 from example_bots.minimal.bot import answer
-from tests.helpers import ROOT
+from tests.helpers import ROOT, play_on_a_fresh_server
+
+pytestmark = pytest.mark.slow
 
 MINIMAL_SEATS = (1, 3)
 
@@ -27,14 +30,8 @@ MINIMAL_SEATS = (1, 3)
 async def _play(logs: Path) -> list[MatchRecord]:
     minimal = load_manifest(ROOT / "example_bots" / "minimal" / "bot.toml")
     manifests = [minimal if s in MINIMAL_SEATS else resolve_bot("random") for s in range(4)]
-    server = ArenaServer()
-    await server.start()
     spec = TableSpec(options=Options(hands=3), seed=77, time=TimeControl(5000, 5000), matches=2)
-    try:
-        _, records = await play_table(server, spec, manifests, log_dir=logs)
-    finally:
-        await server.stop(1.0)
-    return records
+    return await play_on_a_fresh_server(spec, manifests, logs)
 
 
 def test_minimal_bot_plays_matches_over_grpc(tmp_path: Path) -> None:

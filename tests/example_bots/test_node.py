@@ -20,10 +20,9 @@ import pytest
 
 from arena.referee import MatchRecord, Termination, TimeControl
 from arena.rules import Options
-from arena.server import ArenaServer, TableSpec
-from arena.server.bots import play_table
+from arena.server import TableSpec
 from arena.server.manifest import Manifest, load_manifest, resolve_bot
-from tests.helpers import ROOT
+from tests.helpers import ROOT, play_on_a_fresh_server
 
 NODE_DIR = ROOT / "example_bots" / "node"
 PROTO = ROOT / "proto" / "tichu" / "arena" / "v1" / "arena.proto"
@@ -31,10 +30,13 @@ NODE_SEATS = (0, 2)  # partners: team A is the Node bot, team B the Python rando
 MATCHES = 2  # on the same streams: the bot must take a second Welcome after a MatchResult
 HANDS = 2  # per match, to keep the test short
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("node") is None or shutil.which("npm") is None,
-    reason="node and npm are needed to install and run example_bots/node",
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        shutil.which("node") is None or shutil.which("npm") is None,
+        reason="node and npm are needed to install and run example_bots/node",
+    ),
+]
 
 
 def _older(path: Path, than: Path) -> bool:
@@ -64,8 +66,6 @@ def node_bot() -> Manifest:
 
 async def _play(manifests: list[Manifest], logs: Path) -> list[MatchRecord]:
     """Plays a table of ``MATCHES`` matches on a fresh server, as ``arena play`` does."""
-    server = ArenaServer()
-    await server.start()
     spec = TableSpec(
         options=Options(hands=HANDS),
         seed=20260,
@@ -73,11 +73,7 @@ async def _play(manifests: list[Manifest], logs: Path) -> list[MatchRecord]:
         matches=MATCHES,
         table_id="node-test",
     )
-    try:
-        _, records = await play_table(server, spec, manifests, log_dir=logs)
-    finally:
-        await server.stop(1.0)
-    return records
+    return await play_on_a_fresh_server(spec, manifests, logs)
 
 
 def test_node_bot_plays_matches_against_python_random(node_bot: Manifest, tmp_path: Path) -> None:
