@@ -13,6 +13,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from arena.cli.event import ClusterOption
+from arena.cli.play import AllowUnsandboxedOpt
 from arena.rules import ArenaError
 from arena.runtime.aio import tune_gc
 from arena.tournament.league.render import league_board, write_league
@@ -145,9 +147,11 @@ def round_command(
     jobs: JobsOption = None,
     out: OutOption = DEFAULT_OUT,
     quiet: QuietOption = False,
+    cluster: ClusterOption = None,
+    allow_unsandboxed: AllowUnsandboxedOpt = False,
 ) -> None:
     """Play the next round (or finish an interrupted one) with the active versions."""
-    _run(db, 1, jobs, out, quiet)
+    _run(db, 1, jobs, out, quiet, cluster, allow_unsandboxed)
 
 
 @app.command()
@@ -159,12 +163,22 @@ def run(
     jobs: JobsOption = None,
     out: OutOption = DEFAULT_OUT,
     quiet: QuietOption = False,
+    cluster: ClusterOption = None,
+    allow_unsandboxed: AllowUnsandboxedOpt = False,
 ) -> None:
     """Play several rounds in a row; Ctrl-C stops cleanly and the next run continues."""
-    _run(db, rounds, jobs, out, quiet)
+    _run(db, rounds, jobs, out, quiet, cluster, allow_unsandboxed)
 
 
-def _run(db: Path, rounds: int, jobs: int | None, out: Path, quiet: bool) -> None:
+def _run(
+    db: Path,
+    rounds: int,
+    jobs: int | None,
+    out: Path,
+    quiet: bool,
+    cluster: str | None = None,
+    allow_unsandboxed: bool = False,
+) -> None:
     tune_gc()
     with _league(db) as store, round_lock(store):
         for played in range(rounds):
@@ -187,7 +201,14 @@ def _run(db: Path, rounds: int, jobs: int | None, out: Path, quiet: bool) -> Non
                     highlight=False,
                 )
             on_play = None if quiet else _progress_line(done, plays)
-            result = play_round(store, round_, jobs=jobs, on_play=on_play)
+            result = play_round(
+                store,
+                round_,
+                jobs=jobs,
+                on_play=on_play,
+                cluster=cluster,
+                allow_unsandboxed=allow_unsandboxed,
+            )
             if not result.finished:
                 console.print(
                     f"interrupted in round {round_.number}; continue with: arena league round "

@@ -243,3 +243,46 @@ def test_a_bot_whose_code_lies_outside_its_folder_cannot_travel(tmp_path: Path) 
     (bot / "bot.toml").write_text('name = "mine"\ncommand = ["{python}", "x.py"]\nworkdir = ".."\n')
     with pytest.raises(BundleError, match="outside the bot's folder"):
         bundle_of(load_manifest(bot / "bot.toml"))
+
+
+LEAGUE = """
+name = "dask-league"
+season_rounds = 2
+seed = 5
+
+[round]
+boards_per_round = 1
+hands_per_board = 1
+rotations = 2
+
+[round.time_control]
+decision_ms = 5000
+"""
+
+
+def test_a_league_round_plays_on_the_cluster(cluster: Cluster, tmp_path: Path) -> None:
+    league, db = tmp_path / "league.toml", tmp_path / "league.sqlite"
+    league.write_text(LEAGUE, encoding="utf-8")
+
+    def league_cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [ARENA, "league", *args, "--db", str(db)],
+            cwd=tmp_path, capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+
+    assert league_cli("init", str(league)).returncode == 0
+    for bot in ("greedy", "heuristic", "random", "greedy"):
+        folder = tmp_path / f"{bot}-{len(list(tmp_path.glob('*-bot')))}-bot"
+        folder.mkdir()
+        (folder / "bot.toml").write_text(
+            f'name = "{folder.name}"\n'
+            f'command = ["{{python}}", "-m", "sdk", "example_bots.{bot}.bot:{bot.title()}Bot"]\n',
+            encoding="utf-8",
+        )
+        assert league_cli("submit", str(folder)).returncode == 0
+    played = league_cli("round", "--cluster", cluster.address, "--quiet")
+    assert played.returncode == 0, played.stdout + played.stderr
+    with sqlite3.connect(db) as conn:
+        (hands,) = conn.execute("SELECT COUNT(*) FROM hands").fetchone()
+        (pending,) = conn.execute("SELECT COUNT(*) FROM plays WHERE status != 'done'").fetchone()
+    assert hands == 6 and pending == 0  # 3 rounds of the design x 1 board x 2 rotations

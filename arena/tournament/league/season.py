@@ -31,6 +31,8 @@ from typing import Any
 from arena.ratings import HandOutcome, RatingError, RatingFit, SprtVerdict, fit_ratings
 from arena.rules import ArenaError
 from arena.server.manifest import ManifestError, load_manifest
+from arena.server.sandbox import require_sandbox
+from arena.tournament.cluster import executor_for
 from arena.tournament.gate import GateConfig, GateReport, look_line, run_gate
 from arena.tournament.league.spec import BOT_NAME, LeagueSpec
 from arena.tournament.league.store import LeagueStore, RoundInfo, Version
@@ -394,17 +396,31 @@ def play_round(
     *,
     jobs: int | None = None,
     on_play: Callable[[Progress, PlannedPlay], None] | None = None,
+    cluster: str | None = None,
+    allow_unsandboxed: bool = False,
 ) -> RoundResult:
     """Plays the round's pending plays, division by division; marks it finished when done.
 
     Ctrl-C (or SIGTERM) stops it cleanly: recorded plays stay, the rest are pending and
-    ``play_round`` continues them later.
+    ``play_round`` continues them later. ``cluster`` plays on Dask (``tcp://HOST:8786`` or
+    ``local:N``, ``arena.tournament.cluster``); ``allow_unsandboxed`` accepts a sandbox
+    below ``full`` (``arena.server.sandbox.require_sandbox``).
     """
+    sandbox = require_sandbox(allow_unsandboxed)
     result = RoundResult(round_)
     logs = store.path.parent / f"{store.path.name}.logs"
     for _, name, _ in round_.events:
         spec = store.event_spec(name)
-        runner = EventRunner(store, name, spec, jobs=jobs, log_dir=logs / name, on_play=on_play)
+        runner = EventRunner(
+            store,
+            name,
+            spec,
+            jobs=jobs,
+            log_dir=logs / name,
+            on_play=on_play,
+            executor=executor_for(cluster, allow_unsandboxed),
+            sandbox=sandbox,
+        )
         progress = runner.run()
         result.hands += progress.hands
         result.failures += progress.failures
