@@ -9,6 +9,7 @@ the mean when many are in flight.
 
 from __future__ import annotations
 
+import logging
 import statistics
 import tempfile
 import time
@@ -79,7 +80,12 @@ def bench_overhead(tasks: int = 200) -> OverheadFigures:
 
     start = time.perf_counter()
     cluster = LocalCluster(  # type: ignore[no-untyped-call]
-        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None
+        n_workers=1,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        worker_dashboard_address=None,
+        silence_logs=logging.ERROR,
     )
     client: Any = Client(cluster)  # type: ignore[no-untyped-call]
     try:

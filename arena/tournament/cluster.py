@@ -307,6 +307,7 @@ class DaskExecutor:
                 threads_per_worker=1,
                 processes=True,
                 dashboard_address=None,
+                worker_dashboard_address=None,
                 host="127.0.0.1",
                 silence_logs=logging.ERROR,  # Dask's notes on cancelled tasks are not for users
             )
