@@ -6,9 +6,16 @@ over gRPC, so a bot can be tested locally and run remotely unchanged.
 
 Override ``act`` to answer every decision yourself, or the per-decision methods:
 ``play`` (your turn) is the only one a bot must write; the others have sensible defaults.
+
+Every bot has ``self.rng``, a ``random.Random`` the SDK re-seeds from the seat's seed as each
+match starts (``reseed``): a bot that draws all its random numbers from it plays the same
+match the same way every time (docs/sdk.md, "Reproducible bots").
 """
 
 from __future__ import annotations
+
+import hashlib
+import random
 
 from arena.rules import (
     NO_WISH,
@@ -35,10 +42,22 @@ class Bot:
     #: left of the time bank, less the client's safety margin); ``None`` when unclocked.
     #: Set by the SDK client before each decision, so a thinking bot can budget its time.
     deadline_ms: float | None = None
+    #: The seat's seed for the current match (``None``: none was given). Set by ``reseed``.
+    seed: int | None = None
 
     def __init__(self) -> None:
         if not self.name:
             self.name = type(self).__name__
+        #: The bot's random numbers; re-seeded from the seat's seed as each match starts.
+        self.rng = random.Random()
+
+    def reseed(self, seed: int | None) -> None:
+        """Called as a match starts, before ``on_match_start``: ``seed`` and a fresh ``rng``.
+
+        ``None`` (no seed given) seeds ``rng`` from the system's randomness.
+        """
+        self.seed = seed
+        self.rng = random.Random(seed)
 
     def act(self, obs: Observation) -> Action:
         """Answers the decision ``obs.phase``; dispatches to the per-decision methods."""
@@ -96,6 +115,16 @@ class Bot:
 
     def on_match_end(self, scores: tuple[int, int]) -> None:
         """Called when a match ends, with the final team scores."""
+
+
+def seat_seed(match_seed: int, seat: int) -> int:
+    """The bot seed of ``seat`` in a match with the referee seed ``match_seed``.
+
+    Used where no seat seeds are given (``arena play``, ``play_local``): the same match seed
+    gives every seat the same seed every time, and the four seats different ones.
+    """
+    digest = hashlib.blake2b(f"seat/{match_seed}/{seat}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big")
 
 
 def _strength(card: int) -> tuple[int, int]:

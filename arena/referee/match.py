@@ -64,6 +64,7 @@ from arena.rules import (
 from arena.rules.cards import DOG_BIT
 from arena.rules.observe import replace_observation
 from arena.rules.state import Deal, Event
+from sdk.bot import seat_seed
 
 _GRAND_LEGAL: tuple[Action, ...] = (NO_GRAND, GRAND)
 _PLAY = EventKind.PLAY
@@ -89,7 +90,8 @@ class MatchConfig:
     """Everything that defines a match at a table besides its seats.
 
     ``max_hands`` caps a match to a target (0 = no cap); a capped match is adjudicated as it
-    stands. ``names`` are the seats' display names, by seat.
+    stands. ``names`` are the seats' display names, by seat. ``seat_seeds`` are the bots'
+    seeds, by seat (sent in ``Welcome.seed``); empty: ``sdk.bot.seat_seed(seed, seat)``.
 
     ``start``, when given, is a position to play from instead of dealing the first hand (a
     copy is played; build it with ``arena.rules.position`` and the same ``options``). Its
@@ -107,6 +109,11 @@ class MatchConfig:
     max_hands: int = 0
     match_no: int = 1
     start: Match | None = None
+    seat_seeds: tuple[int, ...] = ()
+
+    def seat_seed(self, seat: int) -> int:
+        """The bot seed of ``seat`` in this match."""
+        return self.seat_seeds[seat] if self.seat_seeds else seat_seed(self.seed, seat)
 
 
 class _Stop(Exception):
@@ -167,7 +174,14 @@ class Referee:
         try:
             for s, seat in enumerate(self.seats):
                 info = MatchInfo(
-                    cfg.table_id, s, cfg.options, cfg.time, cfg.policy, cfg.names, cfg.match_no
+                    cfg.table_id,
+                    s,
+                    cfg.options,
+                    cfg.time,
+                    cfg.policy,
+                    cfg.names,
+                    cfg.match_no,
+                    cfg.seat_seed(s),
                 )
                 await seat.start(info)
             for s, kind, detail in absent:
@@ -334,6 +348,9 @@ class Referee:
             kind = answer.failure or FailureKind.MALFORMED
             self._fail_decision(s, obs, kind, answer.detail, answer.request_id, window)
             return
+        if answer.failure is not None:  # the bot's client answered for it: counted, no strike
+            outcome = FailureOutcome.CLIENT_ANSWER
+            self._record(s, answer.failure, outcome, answer.request_id, answer.detail, window)
         m = self.match
         try:
             if answer.call_tichu:

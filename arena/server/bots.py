@@ -2,7 +2,8 @@
 
 Every seat gets its own process (partners never share one), started with the manifest's
 command in its working directory and with ``TICHU_ARENA_SERVER`` and ``TICHU_ARENA_TOKEN``
-(or ``TICHU_ARENA_BOT_KEY``) in its environment. Its output goes to a log file. A process
+(or ``TICHU_ARENA_BOT_KEY``) and ``TICHU_ARENA_SEED`` (the seat's seed for the table's first match)
+in its environment. Its output goes to a log file. A process
 that exits before its table is done is a crash: the table is told (``Table.bot_exited``), and
 the bot is restarted while ``restarts`` allow (it then resumes its seat with its token).
 
@@ -29,6 +30,7 @@ from arena.server.table import Table, TableSpec, TableState
 ENV_SERVER = "TICHU_ARENA_SERVER"
 ENV_TOKEN = "TICHU_ARENA_TOKEN"
 ENV_BOT_KEY = "TICHU_ARENA_BOT_KEY"
+ENV_SEED = "TICHU_ARENA_SEED"
 
 
 class BotStartError(ArenaError):
@@ -157,7 +159,12 @@ async def play_table(
     bots = []
     extra = extra_env(table) if extra_env is not None else [{}, {}, {}, {}]
     for seat, m in enumerate(manifests):
-        env = {ENV_SERVER: server.address, ENV_TOKEN: table.tokens[seat], **extra[seat]}
+        env = {
+            ENV_SERVER: server.address,
+            ENV_TOKEN: table.tokens[seat],
+            ENV_SEED: str(spec.seat_seed(1, seat)),
+            **extra[seat],
+        }
         log = log_dir / f"seat{seat}-{_safe(m.name)}.log" if log_dir is not None else None
         bots.append(BotProcess(m, env, log))
         table.manage(seat)

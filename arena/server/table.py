@@ -38,6 +38,7 @@ from arena.referee import (
 from arena.rules import Match, Options
 from arena.rules.state import Deal
 from arena.server.seat import EventCodec, GrpcSeat, Refused, broadcast
+from sdk.bot import seat_seed
 
 CRASH_CHECK_S = 0.25
 """How long after a managed bot's stream drops the table waits to see whether it crashed."""
@@ -51,13 +52,15 @@ class MatchPlan:
     """One match of a table that plays set matches: its seed, its deals, its replay file.
 
     ``start``, when given, is the position the match starts from instead of a deal (see
-    ``MatchConfig.start``).
+    ``MatchConfig.start``). ``seat_seeds`` are the bots' seeds, by seat (empty: derived from
+    ``seed``, see ``MatchConfig.seat_seeds``).
     """
 
     seed: int
     deals: tuple[Deal, ...] = ()
     replay: Path | None = None
     start: Match | None = None
+    seat_seeds: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,15 @@ class TableSpec:
     def match_count(self) -> int:
         """How many matches the table plays."""
         return len(self.plans) if self.plans else self.matches
+
+    def plan(self, k: int) -> MatchPlan:
+        """Match ``k`` (from 1): its plan, or the seed ``seed + k - 1`` and the deals."""
+        return self.plans[k - 1] if self.plans else MatchPlan(self.seed + k - 1, self.deals)
+
+    def seat_seed(self, k: int, seat: int) -> int:
+        """The bot seed of ``seat`` in match ``k`` (``Welcome.seed``, ``TICHU_ARENA_SEED``)."""
+        plan = self.plan(k)
+        return plan.seat_seeds[seat] if plan.seat_seeds else seat_seed(plan.seed, seat)
 
 
 class TableState(Enum):
@@ -135,7 +147,8 @@ class Table:
     def _info(self, seat: int, match_no: int) -> MatchInfo:
         spec = self.spec
         names = spec.names or ()
-        return MatchInfo(self.id, seat, spec.options, spec.time, spec.policy, names, match_no)
+        seed = spec.seat_seed(match_no, seat)
+        return MatchInfo(self.id, seat, spec.options, spec.time, spec.policy, names, match_no, seed)
 
     # ---------------------------------------------------------------- lifecycle
 
@@ -184,7 +197,7 @@ class Table:
     async def _play(self, k: int) -> MatchRecord:
         spec = self.spec
         names = spec.names or tuple(seat.name or f"seat {seat.seat}" for seat in self.seats)
-        plan = spec.plans[k - 1] if spec.plans else MatchPlan(spec.seed + k - 1, spec.deals)
+        plan = spec.plan(k)
         config = MatchConfig(
             options=spec.options,
             seed=plan.seed,
@@ -197,6 +210,7 @@ class Table:
             max_hands=spec.max_hands,
             match_no=k,
             start=plan.start,
+            seat_seeds=plan.seat_seeds,
         )
         absent = [(s.seat, *self._why_absent(s.seat)) for s in self.seats if s.stream is None]
         watch = self._watch if self.watchers else None

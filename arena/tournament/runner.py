@@ -179,6 +179,7 @@ class EventRunner:
                     seed=sp.play.seed,
                     deals=sp.play.deals(deals),
                     replay=self.store.replay_path(self.event, sp.play),
+                    seat_seeds=sp.play.seat_seeds,
                 )
                 for sp in plays
             )
