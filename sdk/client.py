@@ -612,6 +612,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         bot = load_bot(ns.bot)
     except Exception as e:
+        # An import-time bug is the bot author's to fix: show where it happened.
+        traceback.print_exc(file=sys.stderr)
         print(f"error: cannot load bot {ns.bot!r}: {e}", file=sys.stderr)
         return EXIT_USAGE
     return _play(bot, _config(ns, {}))

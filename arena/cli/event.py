@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -22,6 +23,7 @@ from arena.ratings import RatingError, fit_ratings
 from arena.runtime.aio import tune_gc
 from arena.server.manifest import ManifestError
 from arena.tournament.leaderboard import (
+    FailureRow,
     build_leaderboard,
 )
 from arena.tournament.leaderboard_render import (
@@ -155,9 +157,23 @@ def _play(
         f"{progress.failures} failures; results in {db}",
         highlight=False,
     )
+    print_failures(board.failures)
     console.print(f"leaderboard: {paths[2]}  ({paths[0].name}, {paths[1].name})", highlight=False)
     if runner.stopping:
         raise typer.Exit(130)
+
+
+def print_failures(rows: Sequence[FailureRow], *, to: Console | None = None) -> None:
+    """One line per bot with failures: the counts by kind and the bot's log."""
+    out = to or console
+    for row in rows:
+        log = f"; log: {row.log}" if row.log else ""
+        out.print(
+            f"[yellow]{escape(row.bot)}[/yellow]: {row.total} failures ({row.describe()})"
+            f" in {row.hands} hands{escape(log)}",
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 def _top(store: EventStore, event: str) -> str:

@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from arena.cli.event import print_failures
 from arena.referee import (
     EventType,
     FailurePolicy,
@@ -35,6 +36,7 @@ from arena.rules import Options
 from arena.runtime.aio import run as run_loop
 from arena.runtime.aio import tune_gc
 from arena.server.manifest import Manifest, ManifestError, resolve_bot
+from arena.tournament.leaderboard import tally_failures
 from sdk.bot import Bot
 
 console = Console(soft_wrap=True)
@@ -157,18 +159,37 @@ def play(
         seats = [InProcessSeat(bot, name) for bot, name in zip(players, names, strict=True)]
         record = run_loop(Referee(seats, config, watch=progress).run())
         record.save(out)
+        logs = ["", "", "", ""]
+        absent: list[int] = []
     else:
         from arena.server.bots import BotStartError
 
         try:
-            record = run_loop(
+            played, absent, logs = run_loop(
                 _play_grpc(manifests, names, options, seed, clock, policy, restarts, out, progress)
             )
         except BotStartError as e:
             console.print(f"[red]error[/red]: {escape(str(e))}", highlight=False)
             raise typer.Exit(1) from None
-    _final_table(record, names)
+        if played is None:
+            _never_joined(absent, names, logs)
+            raise typer.Exit(1)
+        record = played
+    _final_table(record, names, logs)
     console.print(f"replay written to {out} (arena replay verify {out})", highlight=False)
+    if absent:
+        _never_joined(absent, names, logs)
+        raise typer.Exit(1)
+
+
+def _never_joined(seats: list[int], names: tuple[str, ...], logs: list[str]) -> None:
+    for s in seats:
+        console.print(
+            f"[red]error[/red]: {escape(names[s])} (seat {s}) never joined the table;"
+            f" its output is in {escape(logs[s])}",
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 async def _play_grpc(
@@ -181,9 +202,11 @@ async def _play_grpc(
     restarts: int,
     out: Path,
     progress: _Progress,
-) -> MatchRecord:
+) -> tuple[MatchRecord | None, list[int], list[str]]:
+    """Plays the match over gRPC: its record (None if no bot came), the seats that never
+    joined, and each seat's log file."""
     from arena.server import ArenaServer, TableSpec
-    from arena.server.bots import play_table
+    from arena.server.bots import play_table, seat_log
 
     server = ArenaServer()
     await server.start()
@@ -206,12 +229,14 @@ async def _play_grpc(
         )
 
     try:
-        _, records = await play_table(
+        table, records = await play_table(
             server, spec, manifests, log_dir=logs, restarts=restarts, watch=progress, on_exit=exited
         )
     finally:
         await server.stop(1.0)
-    return records[0]
+    absent = [seat.seat for seat in table.seats if not seat.joined]
+    files = [str(seat_log(logs, s, m.name)) for s, m in enumerate(manifests)]
+    return (records[0] if records else None), absent, files
 
 
 def _seat_names(manifests: list[Manifest]) -> tuple[str, ...]:
@@ -271,7 +296,7 @@ class _Progress:
             )
 
 
-def _final_table(record: MatchRecord, names: tuple[str, ...]) -> None:
+def _final_table(record: MatchRecord, names: tuple[str, ...], logs: list[str]) -> None:
     o = record.outcome
     table = Table(title=f"final: {record.table_id}, {o.hands_played} hands")
     for col in ("team", "seats", "score"):
@@ -288,8 +313,10 @@ def _final_table(record: MatchRecord, names: tuple[str, ...]) -> None:
         )
     else:
         console.print(f"no winner ({o.termination.name.lower()}) {o.detail}", highlight=False)
-    if record.failures:
-        console.print(f"{len(record.failures)} failures recorded (see the replay's meta)")
+    rows = tally_failures(
+        (names[f.seat], f.kind.name.lower(), logs[f.seat], f.hand) for f in record.failures
+    )
+    print_failures(rows, to=console)
     console.print(
         f"{record.decisions} decisions asked, {record.forced} forced, "
         f"{record.defaults} defaults, {record.seconds:.1f} s",

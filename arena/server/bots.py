@@ -165,7 +165,7 @@ async def play_table(
             ENV_SEED: str(spec.seat_seed(1, seat)),
             **extra[seat],
         }
-        log = log_dir / f"seat{seat}-{_safe(m.name)}.log" if log_dir is not None else None
+        log = seat_log(log_dir, seat, m.name) if log_dir is not None else None
         bots.append(BotProcess(m, env, log))
         table.manage(seat)
     watchers: list[asyncio.Task[None]] = []
@@ -185,6 +185,11 @@ async def play_table(
             w.cancel()
         await asyncio.gather(*(bot.stop() for bot in bots))
     return table, records
+
+
+def seat_log(log_dir: Path, seat: int, name: str) -> Path:
+    """The log file of the bot ``name`` at ``seat`` of a table whose logs go to ``log_dir``."""
+    return log_dir / f"seat{seat}-{_safe(name)}.log"
 
 
 def _safe(name: str) -> str:

@@ -44,6 +44,7 @@ from arena.ratings.sprt import (
 )
 from arena.rules import ArenaError
 from arena.server.manifest import resolve_bot
+from arena.tournament.leaderboard import FailureRow, bot_failures
 from arena.tournament.model import EventFileError, PlannedPlay, parse_event, plan_event
 from arena.tournament.runner import EventRunner, Progress
 from arena.tournament.store import EventStore
@@ -107,6 +108,8 @@ class GateConfig:
         decision_ms: The referee's thinking time per decision.
         seed: Event seed (deals and bot seeds); the same seed replays the same boards.
         db: SQLite results file (kept, resumable); None uses a temporary folder.
+        logs: Folder for the bot processes' logs; None: ``<db>.logs`` next to ``db``, or
+            none kept with a temporary database.
     """
 
     candidate: str
@@ -122,6 +125,7 @@ class GateConfig:
     decision_ms: int = 1000
     seed: int = 0
     db: Path | None = None
+    logs: Path | None = None
 
     def __post_init__(self) -> None:
         problems = []
@@ -194,6 +198,7 @@ class GateReport:
     failures: dict[str, int]
     seconds: float
     db: Path | None
+    bot_failures: tuple[FailureRow, ...] = ()
 
     @property
     def verdict(self) -> SprtVerdict:
@@ -281,6 +286,10 @@ class GateReport:
             },
             "failures": dict(self.failures),
             "failures_total": sum(self.failures.values()),
+            "failures_by_bot": [
+                {"bot": f.bot, "total": f.total, "kinds": dict(f.kinds), "log": f.log or None}
+                for f in self.bot_failures
+            ],
             "seconds": round(self.seconds, 3),
             "jobs": c.jobs,
             "decision_ms": c.decision_ms,
@@ -342,7 +351,10 @@ def run_gate(config: GateConfig, on_look: Callable[[GateLook], None] | None = No
     with _database(config.db) as path, EventStore(path) as store:
         try:
             store.create_event(spec, plan)
-            runner = EventRunner(store, EVENT_NAME, spec, jobs=config.jobs)
+            logs = config.logs
+            if logs is None and config.db is not None:
+                logs = config.db.parent / f"{config.db.name}.logs"
+            runner = EventRunner(store, EVENT_NAME, spec, jobs=config.jobs, log_dir=logs)
         except ArenaError as e:
             raise GateError(str(e)) from None
         watcher = _Watcher(config, store, runner, start, on_look)
@@ -366,6 +378,7 @@ def run_gate(config: GateConfig, on_look: Callable[[GateLook], None] | None = No
             failures=failures,
             seconds=time.monotonic() - start,
             db=config.db,
+            bot_failures=bot_failures(store.hands(EVENT_NAME)),
         )
 
 

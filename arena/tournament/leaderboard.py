@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from arena.ratings import (
@@ -33,10 +34,13 @@ from arena.tournament.store import EventRef, EventStore, StoredHand
 __all__ = [
     "FORMAT",
     "VERSION",
+    "FailureRow",
     "Leaderboard",
     "RatingRow",
     "TeamRow",
+    "bot_failures",
     "build_leaderboard",
+    "tally_failures",
 ]
 
 FORMAT = "tichu-arena-leaderboard"
@@ -93,6 +97,61 @@ class TeamRow:
 
 
 @dataclass(frozen=True)
+class FailureRow:
+    """One bot's recorded failures, by kind, and where to look.
+
+    ``kinds`` are (kind, count) pairs, most frequent first; ``hands`` counts the hands with a
+    failure of the bot; ``log`` is the log of the bot's first failing play ("" when none
+    was kept).
+    """
+
+    bot: str
+    kinds: tuple[tuple[str, int], ...]
+    hands: int
+    log: str
+
+    @property
+    def total(self) -> int:
+        """All the bot's failures."""
+        return sum(count for _, count in self.kinds)
+
+    def describe(self) -> str:
+        """``"exception 42, late 1"``."""
+        return ", ".join(f"{kind.replace('_', ' ')} {count}" for kind, count in self.kinds)
+
+
+def bot_failures(hands: Sequence[StoredHand]) -> tuple[FailureRow, ...]:
+    """The failures recorded in ``hands``, per bot (the bot at the failing seat)."""
+    return tally_failures(
+        (hand.seats[f.seat], f.kind, f.log, (hand.play_id, hand.row.hand))
+        for hand in hands
+        for f in hand.row.failures
+    )
+
+
+def tally_failures(failures: Iterable[tuple[str, str, str, object]]) -> tuple[FailureRow, ...]:
+    """Counts failures given as (bot, kind, log, hand key), per bot, most failures first."""
+    kinds: dict[str, Counter[str]] = {}
+    hands: dict[str, set[object]] = {}
+    logs: dict[str, str] = {}
+    for bot, kind, log, hand in failures:
+        kinds.setdefault(bot, Counter())[kind] += 1
+        hands.setdefault(bot, set()).add(hand)
+        if log:
+            logs.setdefault(bot, log)
+    rows = [
+        FailureRow(
+            bot,
+            tuple(sorted(c.items(), key=lambda kc: (-kc[1], kc[0]))),
+            len(hands[bot]),
+            logs.get(bot, ""),
+        )
+        for bot, c in kinds.items()
+    ]
+    return tuple(sorted(rows, key=lambda r: (-r.total, r.bot)))
+
+
+@dataclass(frozen=True)
 class Leaderboard:
     """Everything a leaderboard shows, with numbers already rounded for display."""
 
@@ -120,6 +179,7 @@ class Leaderboard:
     duplicate_note: str | None
     standings: tuple[Standing, ...]
     teams: tuple[TeamRow, ...]
+    failures: tuple[FailureRow, ...] = ()
 
 
 def build_leaderboard(
@@ -197,6 +257,7 @@ def build_leaderboard(
         duplicate_note=duplicate_note,
         standings=standings,
         teams=teams,
+        failures=tuple(r for r in bot_failures(stored) if r.bot not in hidden),
     )
 
 

@@ -26,7 +26,7 @@ from arena.referee import MatchRecord
 from arena.referee.policy import FailurePolicy, Termination, TimeControl
 from arena.runtime.aio import run as run_loop
 from arena.server.app import ArenaServer
-from arena.server.bots import play_table
+from arena.server.bots import play_table, seat_log
 from arena.server.manifest import Manifest, load_manifest, resolve_bot
 from arena.server.table import MatchPlan, TableSpec
 from arena.tournament.model import EventSpec, PlannedPlay
@@ -90,14 +90,19 @@ def manifests_for(spec: EventSpec) -> dict[str, Manifest]:
     return out
 
 
-def hand_rows(record: MatchRecord) -> list[HandRow]:
-    """The hands of a finished play, with each hand's failures."""
+def hand_rows(record: MatchRecord, logs: Sequence[str] = ("", "", "", "")) -> list[HandRow]:
+    """The hands of a finished play, with each hand's failures and the failing bot's log.
+
+    A failure after the last hand (or before any) goes with the nearest hand.
+    """
+    results = record.hand_results
     by_hand: dict[int, list[Failure]] = {}
     for f in record.failures:
-        by_hand.setdefault(f.hand - 1, []).append(
-            Failure(seat=f.seat, kind=f.kind.name.lower(), detail=f.detail)
+        hand = min(max(f.hand - 1, 0), max(len(results) - 1, 0))
+        by_hand.setdefault(hand, []).append(
+            Failure(seat=f.seat, kind=f.kind.name.lower(), detail=f.detail, log=logs[f.seat])
         )
-    return [HandRow.from_result(r, by_hand.get(r.hand, ())) for r in record.hand_results]
+    return [HandRow.from_result(r, by_hand.get(r.hand, ())) for r in results]
 
 
 class EventRunner:
@@ -197,7 +202,7 @@ class EventRunner:
                 sp = plays[k - 1]
                 if record.termination is Termination.ABORTED:
                     return  # cut short: it stays pending and is played again on resume
-                rows = hand_rows(record)
+                rows = hand_rows(record, logs)
                 self.store.record_play(sp.id, rows, plans[k - 1].replay)
                 progress.plays_done += 1
                 progress.hands += len(rows)
@@ -206,8 +211,13 @@ class EventRunner:
                     self.on_play(progress, sp.play)
 
             log_dir = None
+            logs: Sequence[str] = ("", "", "", "")
             if self.log_dir is not None:
-                log_dir = self.log_dir / table_spec.table_id  # type: ignore[operator]
+                log_dir = self.log_dir / str(table_spec.table_id)
+                logs = [
+                    str(seat_log(log_dir, s, self.manifests[n].name))
+                    for s, n in enumerate(session.seats)
+                ]
             await play_table(
                 server,
                 table_spec,

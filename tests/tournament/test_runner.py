@@ -213,3 +213,35 @@ def test_the_same_event_file_replays_the_same_database(tmp_path: Path) -> None:
     first, second = runs
     assert len(first) == 3 * 4 * 2
     assert first == second
+
+
+def test_an_event_counts_a_bots_own_failures_with_its_log(tmp_path: Path) -> None:
+    """A bot that raises on every follow: the summary and the database name it and its log."""
+    manifest = tmp_path / "faulty" / "bot.toml"
+    manifest.parent.mkdir()
+    command = '["{python}", "-m", "sdk", "tests.server.bots.faulty_bots:FollowRaises"]'
+    manifest.write_text(
+        f'name = "faulty"\ncommand = {command}\nworkdir = "{ROOT}"\n', encoding="utf-8"
+    )
+    event = tmp_path / "faulty.toml"
+    event.write_text(
+        EVENT.format(name="faulty", boards=1, hands=1).replace(
+            '{ bot = "random", name = "random-b" }', f'{{ bot = "{manifest}", name = "faulty" }}'
+        ),
+        encoding="utf-8",
+    )
+    db = tmp_path / "faulty.sqlite"
+    done = run_arena(
+        "event", "run", str(event), "--db", str(db), "--out", str(tmp_path), "--quiet", cwd=ROOT
+    )
+    assert done.returncode == 0, done.stderr
+    with EventStore(db, create=False) as store:
+        failures = [(h.seats[f.seat], f) for h in store.hands("faulty") for f in h.row.failures]
+    assert failures and {(bot, f.kind) for bot, f in failures} == {("faulty", "exception")}
+    logs = {f.log for _, f in failures}
+    assert all(
+        Path(log).is_file() and "KeyError: 'follow'" in Path(log).read_text() for log in logs
+    )
+    flat = " ".join(done.stdout.split())
+    assert f"faulty: {len(failures)} failures (exception {len(failures)})" in flat
+    assert "## Bot failures" in (tmp_path / "faulty.md").read_text(encoding="utf-8")
