@@ -4,8 +4,10 @@ A hand between team A and team B is won by A with probability ``L(Δ)``, where
 ``L(x) = 1/(1 + 10^(−x/400))`` and Δ is the mean rating of A's two seats minus that of B's.
 The fit maximises the likelihood of the hand outcomes (1, ½ or 0 for team A) with a weak
 Gaussian prior that keeps perfect records finite, by Newton's method in natural units
-``β = r·ln10/400``. Standard errors are cluster-robust by board (sandwich) by default,
-because the two plays of a duplicate board are strongly anticorrelated.
+``β = r·ln10/400``. Standard errors are robust to the correlation of the plays of a board
+by default (a sandwich whose meat takes each hand's variance from the model and the
+covariance of a board's plays from the data, ``_design.duplicate_meat``), and intervals use
+Student's t on the boards; docs/ratings.md has the method and its measured coverage.
 """
 
 from __future__ import annotations
@@ -20,10 +22,11 @@ import numpy as np
 from arena.ratings._design import (
     FloatArray,
     board_clusters,
-    cluster_sums,
     design,
+    duplicate_meat,
     pseudo_inverse,
     require_identified,
+    t_quantile,
 )
 from arena.ratings.hands import HandOutcome, RatingError
 
@@ -49,7 +52,7 @@ class RatingFit:
         bots: Bot names, sorted.
         ratings: Elo rating per bot, in the order of ``bots``, on the chosen anchor.
         covariance: Covariance of ``ratings`` in Elo², the one standard errors use
-            (cluster-robust unless the fit was asked for model-based errors).
+            (duplicate-robust unless the fit was asked for model-based errors).
         model_covariance: Inverse-information covariance in Elo², which assumes
             independent hands.
         hands: Number of hands each bot played.
@@ -83,9 +86,19 @@ class RatingFit:
         i = self.index(bot)
         return math.sqrt(max(self.covariance[i][i], 0.0))
 
+    @property
+    def freedom(self) -> int:
+        """Degrees of freedom of the intervals: boards less the free ratings (at least 1)."""
+        return max(self.boards - (len(self.bots) - 1), 1)
+
     def interval(self, bot: str, level: float = 0.95) -> tuple[float, float]:
-        """Returns the two-sided normal confidence interval of ``bot``'s rating."""
-        half = _z(level) * self.stderr(bot)
+        """Returns the two-sided confidence interval of ``bot``'s rating.
+
+        Student's t with ``freedom`` degrees of freedom on the duplicate-robust standard
+        error: the small-sample correction for errors estimated from few boards.
+        """
+        _z(level)
+        half = t_quantile(0.5 + 0.5 * level, self.freedom) * self.stderr(bot)
         rating = self.rating(bot)
         return rating - half, rating + half
 
@@ -125,7 +138,7 @@ def fit_ratings(
     Args:
         hands: The played hands; each board id is one cluster for the robust errors.
         prior_precision: Ridge λ in natural units (0 gives the plain MLE).
-        robust: Report cluster-robust (by board) errors rather than model-based ones.
+        robust: Report duplicate-robust (by board) errors rather than model-based ones.
         anchor: Bot whose rating is fixed at ``offset``; None fixes the mean at ``offset``.
         offset: Value of the anchor (for example 1500 for display).
         tol: Newton stops when the largest step is below this (natural units).
@@ -150,8 +163,7 @@ def fit_ratings(
     information = rows.T @ ((p * (1.0 - p))[:, None] * rows) + prior_precision * np.eye(len(bots))
     model = pseudo_inverse(information)
     clusters, boards = board_clusters(played)
-    scores = cluster_sums((outcomes - p)[:, None] * rows, clusters, boards)
-    sandwich = model @ (scores.T @ scores) @ model
+    sandwich = model @ duplicate_meat(rows, outcomes - p, p * (1.0 - p), clusters) @ model
 
     shift = _anchoring(bots, anchor)
     scale = ELO_PER_NAT**2

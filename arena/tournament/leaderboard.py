@@ -2,8 +2,8 @@
 
 ``build_leaderboard`` computes everything from the recorded hands with the pure functions of
 ``arena.ratings``: the batch hand-Elo fit with cluster-robust confidence intervals and the
-likelihood of superiority (LOS) over the next bot, the points margin per hand, sequential Elo
-(for live display only), the duplicate correlation ρ̂, victory-point standings for a turnier
+likelihood of superiority (LOS) over the next bot, the points margin per hand, the duplicate
+correlation ρ̂ (within line-ups), each bot's failures, victory-point standings for a turnier
 and a partnership table when individual ratings are not identified (fixed partnerships).
 
 Numbers are rounded once, here, so every format shows the same values; the renderers are in
@@ -26,7 +26,6 @@ from arena.ratings import (
     duplicate_stats,
     fit_margins,
     fit_ratings,
-    sequential_elo,
     vp_standings,
 )
 from arena.tournament.store import EventRef, EventStore, StoredHand
@@ -63,7 +62,6 @@ class RatingRow:
         margin: Points per hand by which two copies of the bot beat two average bots.
         margin_stderr: Standard error of ``margin``.
         hands: Hands the bot played.
-        live_elo: Sequential team Elo after all hands in running order (display only).
     """
 
     rank: int
@@ -76,7 +74,6 @@ class RatingRow:
     margin: float | None
     margin_stderr: float | None
     hands: int
-    live_elo: float
 
 
 @dataclass(frozen=True)
@@ -269,7 +266,6 @@ def _rating_rows(
         margins = fit_margins(outcomes)
     except RatingError:
         margins = None
-    live = sequential_elo(outcomes)
     shown = [bot for bot in fit.ranking() if bot not in hidden]
     rows: list[RatingRow] = []
     for rank, bot in enumerate(shown, 1):
@@ -287,7 +283,6 @@ def _rating_rows(
                 margin=None if margins is None else _round(margins.margin(bot), 2),
                 margin_stderr=None if margins is None else _round(margins.stderr(bot), 2),
                 hands=fit.hands[fit.index(bot)],
-                live_elo=_round(live[bot], 1),
             )
         )
     residual = None if margins is None else _round(margins.residual_sd, 2)

@@ -93,7 +93,6 @@ def to_json(board: Leaderboard) -> dict[str, Any]:
                     "margin_per_hand": r.margin,
                     "margin_stderr": r.margin_stderr,
                     "hands": r.hands,
-                    "sequential_elo": r.live_elo,
                 }
                 for r in board.ratings
             ],
@@ -192,11 +191,11 @@ def _rating_explainer(board: Leaderboard) -> list[str]:
     return [
         f"Hand-Elo ({anchor}): a team's rating is the mean of its two bots, and "
         "P(team wins a hand) = 1/(1 + 10^(−Δ/400)). "
-        f"CI: {_level(board)} interval and s.e.: standard error, both cluster-robust by board. "
+        f"CI: {_level(board)} interval and s.e.: standard error, both robust to the "
+        "correlation of a board's plays (docs/ratings.md). "
         "LOS: likelihood of superiority over the next bot down. "
-        "pts/hand: points per hand by which two copies of the bot beat two average bots. "
-        "Seq. Elo: sequential team Elo (K = 16, start 1500) in running order, "
-        "a live display only; the batch fit is the rating.",
+        "pts/hand: points per hand by which two copies of the bot beat two average bots "
+        "(± one standard error).",
     ]
 
 
@@ -214,16 +213,15 @@ def render_markdown(board: Leaderboard) -> str:
     ]
     if board.ratings:
         lines += [
-            f"| # | bot | hand-Elo | {_level(board)} CI | s.e. | LOS vs next | pts/hand | hands "
-            "| seq. Elo |",
-            "|--:|:--|--:|:--:|--:|--:|--:|--:|--:|",
+            f"| # | bot | hand-Elo | {_level(board)} CI | s.e. | LOS vs next | pts/hand | hands |",
+            "|--:|:--|--:|:--:|--:|--:|--:|--:|",
         ]
         for r in board.ratings:
             margin = "–" if r.margin is None else f"{r.margin:+.2f} ± {r.margin_stderr:.2f}"
             lines.append(
                 f"| {r.rank} | {_md(r.bot)} | {r.rating:+.1f} | {r.low:+.1f} … {r.high:+.1f} "
                 f"| {r.stderr:.1f} | {_percent(r.los_next)} | {margin} "
-                f"| {r.hands} | {r.live_elo:.1f} |"
+                f"| {r.hands} |"
             )
         lines += ["", *_rating_explainer(board), ""]
     else:
@@ -347,8 +345,7 @@ def render_html(board: Leaderboard) -> str:
             "<table>",
             '<thead><tr><th>#</th><th class="name">bot</th><th>hand-Elo</th>'
             f"<th>{_level(board)} CI</th><th>s.e.</th><th>LOS vs next</th><th>pts/hand</th>"
-            "<th>hands</th>"
-            "<th>seq. Elo</th></tr></thead>",
+            "<th>hands</th></tr></thead>",
             "<tbody>",
         ]
         for r in board.ratings:
@@ -357,7 +354,7 @@ def render_html(board: Leaderboard) -> str:
                 f'<tr><td>{r.rank}</td><td class="name">{_h(r.bot)}</td>'
                 f"<td>{r.rating:+.1f}</td><td>{r.low:+.1f} … {r.high:+.1f}</td>"
                 f"<td>{r.stderr:.1f}</td><td>{_percent(r.los_next)}</td>"
-                f"<td>{_h(margin)}</td><td>{r.hands}</td><td>{r.live_elo:.1f}</td></tr>"
+                f"<td>{_h(margin)}</td><td>{r.hands}</td></tr>"
             )
         parts += ["</tbody>", "</table>"]
         parts += [f'<p class="note">{_h(line)}</p>' for line in _rating_explainer(board)]
