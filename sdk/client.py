@@ -300,7 +300,8 @@ class BotClient:
         elif which == "error":
             await self._error(call, msg.error)
         elif which == "waiting":
-            log.info("waiting for a table (%d bots queued)", msg.waiting.bots_waiting)
+            queued = msg.waiting.bots_waiting
+            log.info("waiting for a table (%d bot%s queued)", queued, "" if queued == 1 else "s")
 
     def _welcome(self, w: pb.Welcome) -> None:
         self.options = decode_options(w.rules)

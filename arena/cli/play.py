@@ -55,9 +55,10 @@ class GiveUpChoice(StrEnum):
 
 
 # Options shared with ``arena serve``.
-TargetOpt = Annotated[int, typer.Option("--target", help="Score that ends the match.")]
+TargetOpt = Annotated[int, typer.Option("--target", min=1, help="Score that ends the match.")]
 HandsOpt = Annotated[
-    int, typer.Option("--hands", help="Play exactly this many hands (0: play to --target).")
+    int,
+    typer.Option("--hands", min=0, help="Play exactly this many hands (0: play to --target)."),
 ]
 GrandOpt = Annotated[
     bool, typer.Option("--grand-tichu/--no-grand-tichu", help="Grand Tichu after 8 cards.")
@@ -103,7 +104,7 @@ def play(
         ),
     ],
     seed: Annotated[
-        int | None, typer.Option(help="Match seed (default: drawn and printed).")
+        int | None, typer.Option(min=0, help="Match seed (default: drawn and printed).")
     ] = None,
     target: TargetOpt = 1000,
     hands: HandsOpt = 0,

@@ -19,7 +19,7 @@ import numpy as np
 
 from arena.ratings._design import FloatArray
 from arena.ratings.bradley_terry import fit_ratings
-from arena.ratings.hands import HandOutcome
+from arena.ratings.hands import HandOutcome, RatingError
 
 _PARTNERSHIPS = ((0, 1, 2, 3), (0, 2, 1, 3), (0, 1, 3, 2))
 
@@ -50,7 +50,10 @@ class Scenario:
 
 @dataclass(frozen=True)
 class Coverage:
-    """How a scenario's intervals did over its simulated events."""
+    """How a scenario's intervals did over its simulated events.
+
+    ``unrated`` counts events whose random seatings left some rating unidentified (no fit).
+    """
 
     scenario: Scenario
     events: int
@@ -58,6 +61,7 @@ class Coverage:
     covered: int
     mean_width: float
     hands_per_bot: float
+    unrated: int = 0
 
     @property
     def rate(self) -> float:
@@ -97,19 +101,25 @@ def simulate_event(
 def measure(scenario: Scenario, events: int, seed: int = 0, level: float = 0.95) -> Coverage:
     """Simulates ``events`` events of ``scenario`` and counts the intervals that cover."""
     rng = np.random.default_rng([seed, events])
-    intervals = covered = 0
+    intervals = covered = unrated = 0
     width = hands = 0.0
     for _ in range(events):
         truth = scenario.true_ratings(rng)
         played = simulate_event(truth, scenario.rounds, scenario.boards, rng, scenario.luck)
-        fit = fit_ratings(played)
+        try:
+            fit = fit_ratings(played)
+        except RatingError:
+            unrated += 1
+            continue
         for i, bot in enumerate(fit.bots):
             low, high = fit.interval(bot, level)
             covered += low <= truth[int(bot[1:])] <= high
             intervals += 1
             width += high - low
             hands += fit.hands[i]
-    return Coverage(scenario, events, intervals, covered, width / intervals, hands / intervals)
+    return Coverage(
+        scenario, events, intervals, covered, width / intervals, hands / intervals, unrated
+    )
 
 
 DEMO = (380.0, 360.0, -370.0, -370.0)
@@ -124,6 +134,6 @@ SCENARIOS = (
     Scenario("8 bots, s.d. 200, 28 hands each", 7, 2, bots=8, spread=200.0),
     Scenario("8 bots, s.d. 200, 84 hands each", 14, 3, bots=8, spread=200.0),
     Scenario("16 bots, s.d. 150, 180 hands each", 15, 6, bots=16, spread=150.0),
-    Scenario("40 bots, s.d. 150, 96 hands each", 12, 4, bots=40, spread=150.0),
+    Scenario("40 bots, s.d. 150, 72 hands each", 9, 4, bots=40, spread=150.0),
 )
 """The scenarios of the coverage table in docs/ratings.md."""

@@ -69,6 +69,7 @@ class Progress:
 
     plays_total: int
     plays_done: int
+    plays_resumed: int = 0  # already done when the run started
     hands: int = 0
     failures: int = 0
     started: float = field(default_factory=time.monotonic)
@@ -126,6 +127,7 @@ class EventRunner:
         self.on_play = on_play
         self.manifests = manifests_for(spec)
         self.stopping = False
+        self.stopped_by: int | None = None  # the signal that stopped the run, if one did
         self._tables: list[object] = []
 
     def run(self) -> Progress:
@@ -135,7 +137,8 @@ class EventRunner:
     async def _run(self) -> Progress:
         pending = self.store.pending_plays(self.event)
         total = len(self.store.plays(self.event))
-        progress = Progress(plays_total=total, plays_done=total - len(pending))
+        done = total - len(pending)
+        progress = Progress(plays_total=total, plays_done=done, plays_resumed=done)
         if not pending:
             self.store.set_status(self.event, EventStatus.FINISHED)
             return progress
@@ -144,8 +147,8 @@ class EventRunner:
         await server.start()
         loop = asyncio.get_running_loop()
         with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(signal.SIGINT, self.stop)
-            loop.add_signal_handler(signal.SIGTERM, self.stop)
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(signum, self._on_signal, signum)
         gate = asyncio.Semaphore(self.jobs)
         try:
             await asyncio.gather(
@@ -162,6 +165,10 @@ class EventRunner:
         if self.store.pending_plays(self.event):
             self.store.set_status(self.event, EventStatus.INTERRUPTED)
         return progress
+
+    def _on_signal(self, signum: int) -> None:
+        self.stopped_by = signum
+        self.stop()
 
     def stop(self) -> None:
         """Stops the run: running plays are abandoned (not recorded), nothing new starts."""

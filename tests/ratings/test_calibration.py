@@ -16,23 +16,27 @@ from arena.ratings.calibration import DEMO, Scenario, measure, simulate_event
 
 
 def test_demo_field_intervals_cover_the_truth() -> None:
-    """Two strong bots and two random ones, 144 hands: the plain sandwich covered 54 %."""
-    c = measure(Scenario("demo", 3, 24, DEMO), events=200, seed=1)
-    assert c.intervals == 800
-    # 800 intervals (four per event, not independent): a 95 % rate lands in 92.5-97.5 %.
-    assert 0.925 <= c.rate <= 0.975, c.rate
+    """Two strong bots and two random ones, 144 hands: the plain sandwich covered 54 %.
+
+    100 events give 400 intervals, four per event and not independent: the band allows for
+    that sampling error around the table's 96.5 %.
+    """
+    c = measure(Scenario("demo", 3, 24, DEMO), events=100, seed=1)
+    assert c.intervals == 400
+    assert 0.91 <= c.rate <= 0.995, c.rate
 
 
 def test_a_balanced_field_is_covered_too() -> None:
-    c = measure(Scenario("8 bots", 14, 3, bots=8, spread=200.0), events=120, seed=2)
-    assert 0.925 <= c.rate <= 0.975, c.rate
+    c = measure(Scenario("8 bots", 14, 3, bots=8, spread=200.0), events=50, seed=2)
+    assert 0.90 <= c.rate <= 0.99, c.rate
 
 
 def test_width_shrinks_as_one_over_root_n() -> None:
-    small = measure(Scenario("demo", 3, 24, DEMO), events=40, seed=3)
-    large = measure(Scenario("demo", 3, 96, DEMO), events=40, seed=3)
+    close = (60.0, 20.0, -20.0, -60.0)
+    small = measure(Scenario("close", 3, 24, close), events=30, seed=3)
+    large = measure(Scenario("close", 3, 96, close), events=30, seed=3)
     assert large.hands_per_bot == 4 * small.hands_per_bot
-    assert math.isclose(small.mean_width / large.mean_width, 2.0, rel_tol=0.15)
+    assert math.isclose(small.mean_width / large.mean_width, 2.0, rel_tol=0.1)
 
 
 def test_a_perfect_record_gives_a_finite_interval_that_says_at_least() -> None:

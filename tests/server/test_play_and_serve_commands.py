@@ -292,3 +292,13 @@ def test_play_fails_when_a_bot_never_joins_and_logs_its_import_error(tmp_path: P
     assert f"broken (seat 2) never joined the table; its output is in {log}" in flat
     text = log.read_text(encoding="utf-8")
     assert "Traceback" in text and "RuntimeError: a bug at import time" in text
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"), [("--hands", "-1"), ("--target", "0"), ("--seed", "-3")]
+)
+def test_bad_numbers_are_a_clear_error(flag: str, value: str) -> None:
+    result = CliRunner().invoke(app, ["play", "random", "random", "random", "random", flag, value])
+    assert result.exit_code == 2
+    assert f"Invalid value for '{flag}'" in result.output
+    assert "Traceback" not in result.output

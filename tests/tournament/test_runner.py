@@ -129,7 +129,7 @@ def test_a_board_is_never_played_twice_on_one_process() -> None:
         assert len(holders) == 2  # rotation 0 and rotation 1, never the same processes
 
 
-@pytest.mark.parametrize("how", ["sigkill", "sigint"])
+@pytest.mark.parametrize("how", ["sigkill", "sigint", "sigterm"])
 def test_killed_event_resumes_without_losing_or_repeating_a_hand(tmp_path: Path, how: str) -> None:
     """Kill the runner (and its bots) mid-event; resume; every hand is there exactly once."""
     event = write_event(tmp_path, "kill", boards=8, hands=2)
@@ -149,10 +149,10 @@ def test_killed_event_resumes_without_losing_or_repeating_a_hand(tmp_path: Path,
     if how == "sigkill":
         os.killpg(proc.pid, signal.SIGKILL)  # the runner and every bot process, at once
     else:
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signal.SIGINT if how == "sigint" else signal.SIGTERM)
     out, err = proc.communicate(timeout=60)
-    if how == "sigint":
-        assert proc.returncode == 130, out + err
+    if how != "sigkill":
+        assert proc.returncode == {"sigint": 130, "sigterm": 143}[how], out + err
         assert "arena event resume" in out
     before = hand_rows(db)
     partial = plays_done(db)
@@ -199,17 +199,24 @@ def every_hand(db: Path) -> dict[tuple[int, int], tuple[object, ...]]:
 
 
 def test_the_same_event_file_replays_the_same_database(tmp_path: Path) -> None:
-    """The demo line-up (two random bots), twice with two tables at once: every hand equal."""
+    """The demo line-up (two random bots), twice with two tables at once: every hand equal.
+
+    A generous clock: a timeout on a loaded machine would change a hand (a default action).
+    """
     event = write_event(tmp_path, "twice", boards=4)
+    event.write_text(event.read_text() + "[time_control]\ndecision_ms = 20000\n")
     runs = []
     for k in (1, 2):
         db = tmp_path / f"run{k}.sqlite"
+        quiet = ["--quiet"] if k == 2 else []
         done = run_arena(
-            "event", "run", str(event), "--db", str(db), "--out", str(tmp_path), "--quiet",
+            "event", "run", str(event), "--db", str(db), "--out", str(tmp_path), *quiet,
             cwd=ROOT,
         )  # fmt: skip
         assert done.returncode == 0, done.stderr
         runs.append(every_hand(db))
+        if k == 1:  # not a terminal: plain progress lines instead of a bar
+            assert re.search(r"^plays \d+/24, [\d.]+ hands/s, ETA [\d:?]+", done.stdout, re.M)
     first, second = runs
     assert len(first) == 3 * 4 * 2
     assert first == second
