@@ -1,6 +1,6 @@
 """Measures the coverage of the 95 % rating intervals on simulated events (docs/ratings.md).
 
-Usage (from the repository root; a few minutes on two cores):
+Usage (from the repository root; `--events 250` took about 30 minutes on a loaded two-core machine):
 
     .venv/bin/python scripts/calibrate_ratings.py                # the table, Markdown
     .venv/bin/python scripts/calibrate_ratings.py --events 200   # fewer events per row
