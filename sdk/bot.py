@@ -6,9 +6,15 @@ over gRPC, so a bot can be tested locally and run remotely unchanged.
 
 Override ``act`` to answer every decision yourself, or the per-decision methods:
 ``play`` (your turn) is the only one a bot must write; the others have sensible defaults.
+
+Every bot has ``self.rng``, a ``random.Random`` the SDK re-seeds from the seat's seed as each
+match starts (``reseed``): a bot that draws all its random numbers from it plays the same
+match the same way every time (docs/sdk.md, "Reproducible bots").
 """
 
 from __future__ import annotations
+
+import random
 
 from arena.rules import (
     CARD_RANKS,
@@ -40,10 +46,22 @@ class Bot:
     #: what is left of the hand's time bank, less the SDK client's safety margin over the
     #: wire (none in-process). Set before each decision; budget a search with it.
     time_left_ms: float | None = None
+    #: The seat's seed for the current match (``None``: none was given). Set by ``reseed``.
+    seed: int | None = None
 
     def __init__(self) -> None:
         if not self.name:
             self.name = type(self).__name__
+        #: The bot's random numbers; re-seeded from the seat's seed as each match starts.
+        self.rng = random.Random()
+
+    def reseed(self, seed: int | None) -> None:
+        """Called as a match starts, before ``on_match_start``: ``seed`` and a fresh ``rng``.
+
+        ``None`` (no seed given) seeds ``rng`` from the system's randomness.
+        """
+        self.seed = seed
+        self.rng = random.Random(seed)
 
     def act(self, obs: Observation) -> Action:
         """Answers the decision ``obs.phase``; dispatches to the per-decision methods."""

@@ -21,9 +21,13 @@ Policies (documented in docs/sdk.md):
   with its traceback to stderr and replaced by the default answer (pass when legal, else
   the first entry; the three lowest cards for the exchange; no Tichu call). The process
   keeps playing: one bug should not forfeit a match. ``strict=True`` stops instead.
+  Every answer the client gives on the bot's behalf (late, exception, bad answer) says so
+  in ``Action.fault``, so the referee records and counts the bot's failures.
 * **Rejected answers.** If the referee rejects an answer (an in-band ``Error``), the client
-  sends the default answer once; if that is rejected too it leaves the request to the
-  referee's own default.
+  sends the default answer once (a ``BAD_ANSWER`` fault); if that is rejected too it leaves
+  the request to the referee's own default.
+* **Seeds.** Each ``Welcome`` carries the seat's seed for the match (else
+  ``TICHU_ARENA_SEED``): the client re-seeds ``bot.rng`` with it before ``on_match_start``.
 * **Dropped streams.** On ``UNAVAILABLE`` the client reconnects with backoff, presenting
   its seat token with ``resume = true``, for the failure policy's reconnect grace (or
   ``reconnect_s``). Before the first ``Welcome`` it retries for ``connect_timeout_s``
@@ -135,6 +139,12 @@ class _AlarmGuard:
             raise _OutOfTime
 
 
+Fault = tuple[int, str] | None
+"""A bot fault to report with an answer: (wire ``FailureKind``, detail), or None."""
+
+ENV_SEED = "TICHU_ARENA_SEED"
+
+
 class BotError(Exception):
     """The bot failed (raised, or gave an illegal answer) and ``strict`` is set."""
 
@@ -185,7 +195,7 @@ class BotClient:
             if config.threaded
             else None
         )
-        self._busy: concurrent.futures.Future[tuple[Action, bool]] | None = None
+        self._busy: concurrent.futures.Future[tuple[Action, bool, Fault]] | None = None
         self._alarm = False
         self._open: tuple[pb.DecisionRequest, Observation, bool] | None = None
 
@@ -290,7 +300,8 @@ class BotClient:
         elif which == "error":
             await self._error(call, msg.error)
         elif which == "waiting":
-            log.info("waiting for a table (%d bots queued)", msg.waiting.bots_waiting)
+            queued = msg.waiting.bots_waiting
+            log.info("waiting for a table (%d bot%s queued)", queued, "" if queued == 1 else "s")
 
     def _welcome(self, w: pb.Welcome) -> None:
         self.options = decode_options(w.rules)
@@ -311,6 +322,8 @@ class BotClient:
                 w.server_version,
                 w.protocol_version,
             )
+            seed = w.seed if w.HasField("seed") else _env_seed()
+            self._guard("reseed", self.bot.reseed, seed)
             self._guard("on_match_start", self.bot.on_match_start, w.seat)
         else:
             log.info("resumed seat %d at table %s", w.seat, w.table_id)
@@ -346,7 +359,9 @@ class BotClient:
             return
         req, obs, _ = op
         self._open = (req, obs, True)
-        await call.write(self._answer_msg(req, obs, default_answer(obs), False))
+        self.bot_errors += 1
+        fault = (pb.FAILURE_KIND_BAD_ANSWER, f"rejected by the referee: {err.message}")
+        await call.write(self._answer_msg(req, obs, default_answer(obs), False, fault))
 
     # ------------------------------------------------------------------ decisions
 
@@ -364,13 +379,13 @@ class BotClient:
         self.bot.deadline_ms = float(req.deadline_ms)
         self.bot.time_left_ms = max(0.0, budget * 1000.0)
         if self._pool is None:
-            action, call_tichu = self._ask_inline(obs, received + budget)
+            action, call_tichu, fault = self._ask_inline(obs, received + budget)
         else:
-            action, call_tichu = await self._ask_threaded(obs, received + budget)
+            action, call_tichu, fault = await self._ask_threaded(obs, received + budget)
         self._open = (req, obs, False)
-        await call.write(self._answer_msg(req, obs, action, call_tichu))
+        await call.write(self._answer_msg(req, obs, action, call_tichu, fault))
 
-    def _ask_inline(self, obs: Observation, until: float) -> tuple[Action, bool]:
+    def _ask_inline(self, obs: Observation, until: float) -> tuple[Action, bool, Fault]:
         """Asks the bot in this thread, under an alarm that interrupts it at ``until``."""
         left = until - time.monotonic()
         armed = self._alarm and left > 0
@@ -386,24 +401,22 @@ class BotClient:
             if armed:
                 signal.setitimer(signal.ITIMER_REAL, 0)
 
-    def _late(self, obs: Observation) -> tuple[Action, bool]:
+    def _late(
+        self, obs: Observation, why: str = "did not answer in time"
+    ) -> tuple[Action, bool, Fault]:
         self.bot_errors += 1
-        log.error(
-            "the bot did not answer in time (hand %d, %s decision): default answer",
-            obs.hand_no + 1,
-            obs.phase.name.lower(),
-        )
-        return default_answer(obs), False
+        where = f"hand {obs.hand_no + 1}, {obs.phase.name.lower()} decision"
+        log.error("the bot %s (%s): default answer", why, where)
+        return default_answer(obs), False, (pb.FAILURE_KIND_LATE, f"{why} ({where})")
 
-    async def _ask_threaded(self, obs: Observation, until: float) -> tuple[Action, bool]:
+    async def _ask_threaded(self, obs: Observation, until: float) -> tuple[Action, bool, Fault]:
         assert self._pool is not None
         busy = self._busy
         if busy is not None and not busy.done():
             # The bot is still thinking about an earlier decision; give it the time left.
             await asyncio.wait([asyncio.wrap_future(busy)], timeout=until - time.monotonic())
             if not busy.done():
-                log.error("the bot is still busy with an earlier decision: default answer")
-                return default_answer(obs), False
+                return self._late(obs, "was still busy with an earlier decision")
         fut = self._pool.submit(self._ask, obs)
         self._busy = fut
         left = until - time.monotonic()
@@ -412,7 +425,7 @@ class BotClient:
         except TimeoutError:
             return self._late(obs)
 
-    def _ask(self, obs: Observation) -> tuple[Action, bool]:
+    def _ask(self, obs: Observation) -> tuple[Action, bool, Fault]:
         """Asks the bot, in the client's call order; a failure gives the default answer."""
         try:
             action, call_tichu = self.bot.answer(obs)
@@ -423,15 +436,22 @@ class BotClient:
             where = f"hand {obs.hand_no + 1}, {obs.phase.name.lower()}, seat {obs.seat}"
             if isinstance(e, AnswerError):
                 log.error("the bot's answer is not legal (%s): %s; default answer", where, e)
+                fault = (pb.FAILURE_KIND_BAD_ANSWER, f"{e} ({where})")
             else:
                 log.error("the bot raised (%s); default answer\n%s", where, traceback.format_exc())
+                fault = (pb.FAILURE_KIND_EXCEPTION, f"{type(e).__name__}: {e} ({where})")
             if self.config.strict:
                 raise BotError(f"{where}: {e}") from e
-            return default_answer(obs), False
-        return action, call_tichu
+            return default_answer(obs), False, fault
+        return action, call_tichu, None
 
     def _answer_msg(
-        self, req: pb.DecisionRequest, obs: Observation, action: Action, call_tichu: bool
+        self,
+        req: pb.DecisionRequest,
+        obs: Observation,
+        action: Action,
+        call_tichu: bool,
+        fault: Fault = None,
     ) -> pb.BotMessage:
         msg = pb.BotMessage()
         msg.action.CopyFrom(
@@ -443,6 +463,10 @@ class BotClient:
                 state_seq=req.state_seq,
             )
         )
+        if fault is not None:
+            kind, detail = fault
+            msg.action.fault.kind = kind  # type: ignore[assignment]
+            msg.action.fault.detail = detail
         return msg
 
     def _guard(self, hook: str, fn: Any, arg: Any) -> None:
@@ -453,6 +477,14 @@ class BotClient:
             log.error("the bot's %s raised\n%s", hook, traceback.format_exc())
             if self.config.strict:
                 raise
+
+
+def _env_seed() -> int | None:
+    """The seat's seed from ``TICHU_ARENA_SEED`` (None when unset or not an integer)."""
+    try:
+        return int(os.environ[ENV_SEED])
+    except (KeyError, ValueError):
+        return None
 
 
 # ---------------------------------------------------------------------- running a bot
@@ -578,6 +610,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         bot = load_bot(ns.bot)
     except Exception as e:
+        # An import-time bug is the bot author's to fix: show where it happened.
+        traceback.print_exc(file=sys.stderr)
         print(f"error: cannot load bot {ns.bot!r}: {e}", file=sys.stderr)
         return EXIT_USAGE
     return _play(bot, _config(ns, {}))

@@ -14,7 +14,6 @@ bots and must answer every decision legally.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 
 from arena.rules import (
@@ -28,6 +27,7 @@ from arena.rules import (
     Observation,
     Options,
     Phase,
+    bot_seed,
     cards_of,
     observe,
 )
@@ -42,13 +42,17 @@ class IllegalAnswer(ArenaError):
 
 
 class RandomBot(Bot):
-    """A uniformly random legal answer; never bets. The opponent of ``check_bot_local``."""
+    """A uniformly random legal answer; never bets. The opponent of ``check_bot_local``.
+
+    Draws from ``self.rng``, which the SDK re-seeds from the seat's seed at every match;
+    ``seed`` seeds it until then.
+    """
 
     name = "random"
 
     def __init__(self, seed: int | None = None) -> None:
         super().__init__()
-        self.rng = random.Random(seed)
+        self.reseed(seed)
 
     def act(self, obs: Observation) -> Action:
         """A random legal answer; three random different cards for the exchange."""
@@ -112,12 +116,15 @@ def play_local(
     """Plays one match between four bots (seat = index) and returns the finished ``Match``.
 
     ``match.scores`` holds the result, ``match.hand_results`` the hands and
-    ``match.actions`` every answer (with ``options`` and ``seed``, a complete replay).
+    ``match.actions`` every answer (with ``options`` and ``seed``, a complete replay). Each
+    bot is re-seeded first with its seat's seed (``arena.rules.bot_seed(seed, seat)``), as the
+    referee does, so the same ``seed`` plays the same match.
     """
     if len(bots) != 4:
         raise ValueError(f"a match needs four bots, not {len(bots)}")
     m = Match(options or Options(), seed=seed)
     for s, bot in enumerate(bots):
+        bot.reseed(bot_seed(seed, s))
         bot.on_match_start(s)
     asked = 0
     while not m.over:
@@ -164,7 +171,7 @@ def check_bot_local(
     for k in range(matches):
         for seat in range(4):
             game_seed = seed + 4 * k + seat
-            table: list[Bot] = [RandomBot(game_seed * 4 + t) for t in range(4)]
+            table: list[Bot] = [RandomBot() for _ in range(4)]
             table[seat] = bot
             played.append(play_local(table, options=opts, seed=game_seed, wire=wire))
     return played

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import signal
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -26,6 +28,7 @@ from arena.server.manifest import ManifestError
 from arena.server.sandbox import SandboxError, require_sandbox
 from arena.tournament.cluster import ClusterError, executor_for
 from arena.tournament.leaderboard import (
+    FailureRow,
     build_leaderboard,
 )
 from arena.tournament.leaderboard_render import (
@@ -135,7 +138,7 @@ def _play(
         TimeRemainingColumn(),
         TextColumn("{task.fields[top]}"),
         console=console,
-        disable=quiet,
+        disable=quiet or not console.is_terminal,
         transient=False,
     ) as bar:
         task = bar.add_task(
@@ -146,10 +149,17 @@ def _play(
             top="",
         )
         last_top = [0.0]
+        plain = not quiet and not console.is_terminal  # a CI log: a line every PLAIN_EVERY_S
+        last_line = [0.0]  # the first play prints a line at once
 
         def on_play(progress: RunProgress, _play: object) -> None:
             now = time.monotonic()
             rate = f"{progress.hands_per_second:.1f} hands/s"
+            if plain:
+                if now - last_line[0] >= PLAIN_EVERY_S:
+                    last_line[0] = now
+                    console.print(_plain_line(progress, _top(store, event)), highlight=False)
+                return
             if now - last_top[0] > 2.0:
                 last_top[0] = now
                 bar.update(task, top=_top(store, event))
@@ -180,15 +190,52 @@ def _play(
         console.print(_ratings_table(board))
     paths = write_leaderboard(board, out)
     console.print(
-        f"{summary.boards_done}/{boards_total} boards, {board.hands} hands, "
-        f"{progress.failures} failures; results in {db}",
+        f"{summary.boards_done}/{boards_total} boards, {plural(board.hands, 'hand')}, "
+        f"{plural(progress.failures, 'failure')}; results in {db}",
         highlight=False,
     )
     levels = ", ".join(f"{n} {level}" for level, n in store.sandbox_levels(event).items())
     console.print(f"plays by sandbox level: {levels}", highlight=False)
+    print_failures(board.failures)
     console.print(f"leaderboard: {paths[2]}  ({paths[0].name}, {paths[1].name})", highlight=False)
     if runner.stopping:
-        raise typer.Exit(130)
+        # The shell's convention: 128 + the signal (130 for Ctrl-C, 143 for SIGTERM).
+        raise typer.Exit(128 + (runner.stopped_by or signal.SIGINT))
+
+
+def print_failures(rows: Sequence[FailureRow], *, to: Console | None = None) -> None:
+    """One line per bot with failures: the counts by kind and the bot's log."""
+    out = to or console
+    for row in rows:
+        log = f"; log: {row.log}" if row.log else ""
+        out.print(
+            f"[yellow]{escape(row.bot)}[/yellow]: {plural(row.total, 'failure')}"
+            f" ({row.describe()}) in {plural(row.hands, 'hand')}{escape(log)}",
+            highlight=False,
+            soft_wrap=True,
+        )
+
+
+PLAIN_EVERY_S = 10.0
+"""Seconds between progress lines when the output is not a terminal."""
+
+
+def _plain_line(progress: RunProgress, top: str) -> str:
+    """``plays 40/144, 3.2 hands/s, ETA 0:32, leader: greedy +210``."""
+    done, total = progress.plays_done, progress.plays_total
+    elapsed = time.monotonic() - progress.started
+    new = done - progress.plays_resumed
+    eta = "?"
+    if new > 0:
+        left = round(elapsed / new * (total - done))
+        eta = f"{left // 60}:{left % 60:02d}"
+    leader = f", leader: {top.split('  ')[0]}" if top else ""
+    return f"plays {done}/{total}, {progress.hands_per_second:.1f} hands/s, ETA {eta}{leader}"
+
+
+def plural(count: int, noun: str) -> str:
+    """``"1 hand"``, ``"2 hands"``."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def _top(store: EventStore, event: str) -> str:

@@ -15,8 +15,10 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.console import Console
 from typer.core import TyperCommand
 
+from arena.cli.event import print_failures
 from arena.cli.play import AllowUnsandboxedOpt
 from arena.ratings.sprt import DEFAULT_MIN_PAIRS
 from arena.runtime.aio import tune_gc
@@ -161,6 +163,12 @@ def gate(
     junit: Annotated[
         Path | None, typer.Option(help="Write a JUnit XML report (one test case) here.")
     ] = None,
+    logs: Annotated[
+        Path | None,
+        typer.Option(
+            help="Folder for the bots' logs (default: next to --db, else runs/gate/<time>-logs)."
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option(help="No live line.")] = False,
     allow_unsandboxed: AllowUnsandboxedOpt = False,
 ) -> None:
@@ -188,6 +196,8 @@ def gate(
             db=db,
             cluster=cluster,
             allow_unsandboxed=allow_unsandboxed,
+            logs=logs
+            or (None if db else Path("runs/gate") / f"{time.strftime('%Y%m%d-%H%M%S')}-logs"),
         )
         tune_gc()
         sandbox = require_sandbox(allow_unsandboxed)
@@ -197,8 +207,7 @@ def gate(
         finally:
             live.close()
         print(report.summary())
-        if report.failures:
-            print(f"bot failures seen: {report.failures}", file=sys.stderr)
+        print_failures(report.bot_failures, to=Console(stderr=True))
         if json_out is not None:
             _write(json_out, json.dumps(report.to_json(), indent=2) + "\n")
         if junit is not None:

@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from arena.cli.event import print_failures
 from arena.referee import (
     EventType,
     FailurePolicy,
@@ -38,6 +39,7 @@ from arena.runtime.aio import run as run_loop
 from arena.runtime.aio import tune_gc
 from arena.server.manifest import Manifest, ManifestError, resolve_bot
 from arena.server.sandbox import Sandbox
+from arena.tournament.leaderboard import tally_failures
 from sdk.bot import Bot
 
 console = Console(soft_wrap=True)
@@ -56,9 +58,10 @@ class GiveUpChoice(StrEnum):
 
 
 # Options shared with ``arena serve``.
-TargetOpt = Annotated[int, typer.Option("--target", help="Score that ends the match.")]
+TargetOpt = Annotated[int, typer.Option("--target", min=1, help="Score that ends the match.")]
 HandsOpt = Annotated[
-    int, typer.Option("--hands", help="Play exactly this many hands (0: play to --target).")
+    int,
+    typer.Option("--hands", min=0, help="Play exactly this many hands (0: play to --target)."),
 ]
 GrandOpt = Annotated[
     bool, typer.Option("--grand-tichu/--no-grand-tichu", help="Grand Tichu after 8 cards.")
@@ -193,11 +196,13 @@ def play(
         seats = [InProcessSeat(bot, name) for bot, name in zip(players, names, strict=True)]
         record = run_loop(Referee(seats, config, watch=progress).run())
         record.save(out)
+        logs = ["", "", "", ""]
+        absent: list[int] = []
     else:
         from arena.server import BotStartError
 
         try:
-            record = run_loop(
+            played, absent, logs = run_loop(
                 _play_grpc(
                     manifests, names, options, seed, clock, policy, restarts, out, progress, sandbox
                 )
@@ -205,8 +210,25 @@ def play(
         except BotStartError as e:
             console.print(f"[red]error[/red]: {escape(str(e))}", highlight=False)
             raise typer.Exit(1) from None
-    _final_table(record, names)
+        if played is None:
+            _never_joined(absent, names, logs)
+            raise typer.Exit(1)
+        record = played
+    _final_table(record, names, logs)
     console.print(f"replay written to {out} (arena replay verify {out})", highlight=False)
+    if absent:
+        _never_joined(absent, names, logs)
+        raise typer.Exit(1)
+
+
+def _never_joined(seats: list[int], names: tuple[str, ...], logs: list[str]) -> None:
+    for s in seats:
+        console.print(
+            f"[red]error[/red]: {escape(names[s])} (seat {s}) never joined the table;"
+            f" its output is in {escape(logs[s])}",
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 async def _play_grpc(
@@ -220,8 +242,11 @@ async def _play_grpc(
     out: Path,
     progress: _Progress,
     sandbox: Sandbox | None,
-) -> MatchRecord:
-    from arena.server import ArenaServer, TableSpec, play_table
+) -> tuple[MatchRecord | None, list[int], list[str]]:
+    """Plays the match over gRPC: its record (None if no bot came), the seats that never
+    joined, and each seat's log file."""
+    from arena.server import ArenaServer, TableSpec
+    from arena.server.bots import play_table, seat_log
 
     server = ArenaServer()
     await server.start()
@@ -244,7 +269,7 @@ async def _play_grpc(
         )
 
     try:
-        _, records = await play_table(
+        table, records = await play_table(
             server,
             spec,
             manifests,
@@ -256,7 +281,9 @@ async def _play_grpc(
         )
     finally:
         await server.stop(1.0)
-    return records[0]
+    absent = [seat.seat for seat in table.seats if not seat.joined]
+    files = [str(seat_log(logs, s, m.name)) for s, m in enumerate(manifests)]
+    return (records[0] if records else None), absent, files
 
 
 def _seat_names(manifests: list[Manifest]) -> tuple[str, ...]:
@@ -316,7 +343,7 @@ class _Progress:
             )
 
 
-def _final_table(record: MatchRecord, names: tuple[str, ...]) -> None:
+def _final_table(record: MatchRecord, names: tuple[str, ...], logs: list[str]) -> None:
     o = record.outcome
     table = Table(title=f"final: {record.table_id}, {o.hands_played} hands")
     for col in ("team", "seats", "score"):
@@ -333,8 +360,10 @@ def _final_table(record: MatchRecord, names: tuple[str, ...]) -> None:
         )
     else:
         console.print(f"no winner ({o.termination.name.lower()}) {o.detail}", highlight=False)
-    if record.failures:
-        console.print(f"{len(record.failures)} failures recorded (see the replay's meta)")
+    rows = tally_failures(
+        (names[f.seat], f.kind.name.lower(), logs[f.seat], f.hand) for f in record.failures
+    )
+    print_failures(rows, to=console)
     console.print(
         f"{record.decisions} decisions asked, {record.forced} forced, "
         f"{record.defaults} defaults, {record.seconds:.1f} s",

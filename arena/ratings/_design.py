@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from statistics import NormalDist
 
 import numpy as np
 import numpy.typing as npt
@@ -44,6 +45,60 @@ def cluster_sums(rows: FloatArray, clusters: IntArray, boards: int) -> FloatArra
     sums = np.zeros((boards, rows.shape[1]))
     np.add.at(sums, clusters, rows)
     return sums
+
+
+def within_board_pairs(clusters: IntArray) -> tuple[IntArray, IntArray]:
+    """Every pair (g, h), g < h, of hands on the same board (the plays of a duplicate deal)."""
+    order = np.argsort(clusters, kind="stable")
+    firsts: list[IntArray] = []
+    seconds: list[IntArray] = []
+    edges = np.flatnonzero(np.diff(clusters[order])) + 1
+    for members in np.split(order, edges):
+        if len(members) > 1:
+            g, h = np.triu_indices(len(members), k=1)
+            firsts.append(members[g])
+            seconds.append(members[h])
+    if not firsts:
+        empty = np.zeros(0, dtype=np.intp)
+        return empty, empty
+    return np.concatenate(firsts), np.concatenate(seconds)
+
+
+def duplicate_meat(
+    rows: FloatArray, residuals: FloatArray, variances: FloatArray, clusters: IntArray
+) -> FloatArray:
+    """The score covariance Σ_b Var(u_b) of a fit, for duplicate boards (docs/ratings.md).
+
+    The plain cluster sandwich takes Var(u_b) = u_b u_bᵀ, whose diagonal terms are the
+    squared residuals: near-perfect records make them vanish, and the interval with them.
+    Here each hand's own variance is the model's (``variances``); only the covariance of
+    two hands of one board comes from the data, ``residual_g · residual_h``, clipped to
+    a correlation of ±1 so that every board's term stays positive semi-definite. Where the
+    model holds, this estimates the same matrix as the plain sandwich.
+    """
+    meat: FloatArray = rows.T @ (variances[:, None] * rows)
+    g, h = within_board_pairs(clusters)
+    if len(g):
+        bound = np.sqrt(variances[g] * variances[h])
+        cross = np.clip(residuals[g] * residuals[h], -bound, bound)
+        half = rows[g].T @ (cross[:, None] * rows[h])
+        meat += half + half.T
+    return meat
+
+
+def t_quantile(probability: float, freedom: float) -> float:
+    """Student's t quantile by its Cornish–Fisher expansion (Abramowitz & Stegun 26.7.5).
+
+    Accurate to about 1e-3 for 5 or more degrees of freedom, which is where it is used.
+    """
+    z = NormalDist().inv_cdf(probability)
+    v = max(freedom, 1.0)
+    return (
+        z
+        + (z**3 + z) / (4 * v)
+        + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * v**2)
+        + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * v**3)
+    )
 
 
 def centring(size: int) -> FloatArray:

@@ -4,15 +4,18 @@ A hand between team A and team B is won by A with probability ``L(Δ)``, where
 ``L(x) = 1/(1 + 10^(−x/400))`` and Δ is the mean rating of A's two seats minus that of B's.
 The fit maximises the likelihood of the hand outcomes (1, ½ or 0 for team A) with a weak
 Gaussian prior that keeps perfect records finite, by Newton's method in natural units
-``β = r·ln10/400``. Standard errors are cluster-robust by board (sandwich) by default,
-because the two plays of a duplicate board are strongly anticorrelated.
+``β = r·ln10/400``. Standard errors are robust to the correlation of the plays of a board
+by default (a sandwich whose meat takes each hand's variance from the model and the
+covariance of a board's plays from the data, ``_design.duplicate_meat``); intervals are
+profile-likelihood intervals scaled by each bot's design effect, with Student's t on the
+boards. docs/ratings.md has the method and its measured coverage.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from statistics import NormalDist
 
 import numpy as np
@@ -20,10 +23,11 @@ import numpy as np
 from arena.ratings._design import (
     FloatArray,
     board_clusters,
-    cluster_sums,
     design,
+    duplicate_meat,
     pseudo_inverse,
     require_identified,
+    t_quantile,
 )
 from arena.ratings.hands import HandOutcome, RatingError
 
@@ -49,13 +53,14 @@ class RatingFit:
         bots: Bot names, sorted.
         ratings: Elo rating per bot, in the order of ``bots``, on the chosen anchor.
         covariance: Covariance of ``ratings`` in Elo², the one standard errors use
-            (cluster-robust unless the fit was asked for model-based errors).
+            (duplicate-robust unless the fit was asked for model-based errors).
         model_covariance: Inverse-information covariance in Elo², which assumes
             independent hands.
         hands: Number of hands each bot played.
         boards: Number of distinct boards (clusters).
         log_likelihood: Log-likelihood of the hand outcomes at the fit, without the prior.
         iterations: Newton iterations used.
+        anchor: The anchored bot (None: the mean is fixed).
     """
 
     bots: tuple[str, ...]
@@ -66,6 +71,8 @@ class RatingFit:
     boards: int
     log_likelihood: float
     iterations: int
+    anchor: str | None = None
+    _profile: _Profile | None = field(default=None, repr=False, compare=False)
 
     def index(self, bot: str) -> int:
         """Returns the position of ``bot`` in ``bots``."""
@@ -83,11 +90,34 @@ class RatingFit:
         i = self.index(bot)
         return math.sqrt(max(self.covariance[i][i], 0.0))
 
+    @property
+    def freedom(self) -> int:
+        """Degrees of freedom of the intervals: boards less the free ratings (at least 1)."""
+        return max(self.boards - (len(self.bots) - 1), 1)
+
     def interval(self, bot: str, level: float = 0.95) -> tuple[float, float]:
-        """Returns the two-sided normal confidence interval of ``bot``'s rating."""
-        half = _z(level) * self.stderr(bot)
+        """Returns the two-sided confidence interval of ``bot``'s rating (docs/ratings.md).
+
+        A profile-likelihood interval corrected for duplicate boards: the ratings at which
+        the penalised log-likelihood, maximised over the other bots, has dropped by
+        ``t²/2`` times the bot's design effect (its robust over its model-based variance),
+        with Student's t on ``freedom`` degrees of freedom. It is asymmetric where the
+        likelihood is (near-perfect records). A fit without its data (none made here)
+        gives rating ± t·s.e.
+        """
+        _z(level)
+        t = t_quantile(0.5 + 0.5 * level, self.freedom)
         rating = self.rating(bot)
-        return rating - half, rating + half
+        profile = self._profile
+        if profile is None:
+            half = t * self.stderr(bot)
+            return rating - half, rating + half
+        contrast = np.zeros(len(self.bots))
+        contrast[self.index(bot)] = 1.0
+        if self.anchor is not None:
+            contrast[self.index(self.anchor)] -= 1.0
+        low, high = profile.bounds(contrast, t)
+        return rating + ELO_PER_NAT * low, rating + ELO_PER_NAT * high
 
     def diff_stderr(self, first: str, second: str) -> float:
         """Returns the standard error of ``rating(first) − rating(second)`` in Elo."""
@@ -110,6 +140,70 @@ class RatingFit:
         return tuple(sorted(self.bots, key=lambda bot: (-self.rating(bot), bot)))
 
 
+@dataclass(frozen=True)
+class _Profile:
+    """A fit's data, for profile-likelihood intervals (natural units)."""
+
+    rows: FloatArray
+    outcomes: FloatArray
+    beta: FloatArray
+    prior: float
+    model: FloatArray
+    robust: FloatArray
+
+    def objective(self, beta: FloatArray) -> float:
+        """The penalised log-likelihood."""
+        penalty = 0.5 * self.prior * float(beta @ beta)
+        return _log_likelihood(self.rows @ beta, self.outcomes) - penalty
+
+    def constrained(self, contrast: FloatArray, value: float, start: FloatArray) -> FloatArray:
+        """The penalised MLE with ``contrast·β = value`` and mean 0 (Newton, Lagrange)."""
+        rows, size = self.rows, len(start)
+        constraints = np.vstack([contrast, np.ones(size)])
+        system = np.zeros((size + 2, size + 2))
+        system[:size, size:] = constraints.T
+        system[size:, :size] = constraints
+        beta = start  # the constraints are linear: Newton meets them from the first step
+        for _ in range(20):
+            p = _logistic(rows @ beta)
+            gradient = rows.T @ (self.outcomes - p) - self.prior * beta
+            system[:size, :size] = rows.T @ ((p * (1.0 - p))[:, None] * rows)
+            system[:size, :size] += self.prior * np.eye(size)
+            rhs = np.r_[gradient, value - float(contrast @ beta), -float(beta.sum())]
+            step = np.linalg.solve(system, rhs)[:size]
+            beta = beta + step
+            if float(np.max(np.abs(step))) < 1e-7:
+                break
+        return beta
+
+    def bounds(self, contrast: FloatArray, t: float) -> tuple[float, float]:
+        """Where the profile of ``contrast·β`` drops by ``t²/2`` × the design effect."""
+        model_var = float(contrast @ self.model @ contrast)
+        robust_var = float(contrast @ self.robust @ contrast)
+        if model_var < _NEGLIGIBLE or robust_var < _NEGLIGIBLE:
+            return 0.0, 0.0
+        drop = 0.5 * t * t * robust_var / model_var
+        top = self.objective(self.beta)
+        centre = float(contrast @ self.beta)
+        ends = []
+        for sign in (-1.0, 1.0):
+            start = self.beta
+
+            def excess(offset: float) -> float:
+                nonlocal start
+                start = self.constrained(contrast, centre + offset, start)
+                return top - self.objective(start) - drop
+
+            inner, outer = 0.0, sign * t * math.sqrt(robust_var)
+            while excess(outer) < 0.0 and abs(outer) < SEPARATION_LIMIT:
+                inner, outer = outer, 2.0 * outer
+            for _ in range(14):  # to well under 1 Elo
+                middle = 0.5 * (inner + outer)
+                inner, outer = (middle, outer) if excess(middle) < 0.0 else (inner, middle)
+            ends.append(0.5 * (inner + outer))
+        return ends[0], ends[1]
+
+
 def fit_ratings(
     hands: Iterable[HandOutcome],
     *,
@@ -125,7 +219,7 @@ def fit_ratings(
     Args:
         hands: The played hands; each board id is one cluster for the robust errors.
         prior_precision: Ridge λ in natural units (0 gives the plain MLE).
-        robust: Report cluster-robust (by board) errors rather than model-based ones.
+        robust: Report duplicate-robust (by board) errors rather than model-based ones.
         anchor: Bot whose rating is fixed at ``offset``; None fixes the mean at ``offset``.
         offset: Value of the anchor (for example 1500 for display).
         tol: Newton stops when the largest step is below this (natural units).
@@ -150,8 +244,7 @@ def fit_ratings(
     information = rows.T @ ((p * (1.0 - p))[:, None] * rows) + prior_precision * np.eye(len(bots))
     model = pseudo_inverse(information)
     clusters, boards = board_clusters(played)
-    scores = cluster_sums((outcomes - p)[:, None] * rows, clusters, boards)
-    sandwich = model @ (scores.T @ scores) @ model
+    sandwich = model @ duplicate_meat(rows, outcomes - p, p * (1.0 - p), clusters) @ model
 
     shift = _anchoring(bots, anchor)
     scale = ELO_PER_NAT**2
@@ -166,6 +259,8 @@ def fit_ratings(
         boards=boards,
         log_likelihood=_log_likelihood(z, outcomes),
         iterations=iterations,
+        anchor=anchor,
+        _profile=_Profile(rows, outcomes, beta, prior_precision, model, chosen),
     )
 
 

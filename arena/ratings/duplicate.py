@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from statistics import NormalDist
 
 import numpy as np
+import numpy.typing as npt
 
 from arena.ratings._design import (
     board_clusters,
@@ -20,6 +21,7 @@ from arena.ratings._design import (
     design,
     pseudo_inverse,
     require_identified,
+    t_quantile,
 )
 from arena.ratings.hands import HandOutcome, RatingError, board_pairs
 
@@ -55,10 +57,14 @@ class MarginFit:
         return math.sqrt(max(self.covariance[i][i], 0.0))
 
     def interval(self, bot: str, level: float = 0.95) -> tuple[float, float]:
-        """Returns the two-sided normal confidence interval of ``bot``'s margin."""
+        """Returns the two-sided confidence interval of ``bot``'s margin.
+
+        Student's t with boards less free margins degrees of freedom, as for the ratings.
+        """
         if not 0.0 < level < 1.0:
             raise ValueError(f"confidence level must be in (0, 1), got {level!r}")
-        half = NormalDist().inv_cdf(0.5 + 0.5 * level) * self.stderr(bot)
+        freedom = max(self.boards - (len(self.bots) - 1), 1)
+        half = t_quantile(0.5 + 0.5 * level, freedom) * self.stderr(bot)
         return self.margin(bot) - half, self.margin(bot) + half
 
     def _index(self, bot: str) -> int:
@@ -103,6 +109,12 @@ def fit_margins(hands: Iterable[HandOutcome], *, robust: bool = True) -> MarginF
     )
 
 
+def _centred(values: list[float]) -> npt.NDArray[np.float64]:
+    array = np.array(values)
+    centred: npt.NDArray[np.float64] = array - array.mean()
+    return centred
+
+
 def margin_to_elo(margin: float, residual_sd: float) -> float:
     """Converts a points margin to hand-Elo under Gaussian margins: 400·log10(Φ/(1 − Φ)).
 
@@ -123,13 +135,21 @@ def margin_to_elo(margin: float, residual_sd: float) -> float:
 class DuplicateStats:
     """Measured luck removal of duplicate pairs (the two plays of a board at one table).
 
+    The margin statistics are taken *within line-ups*: each play's margins are centred on
+    their mean over the pairs of the same four bots in the same seats, so that ρ̂ measures
+    card luck rather than the differences between line-ups (pooled over a mixed field, a
+    strong line-up's two big margins would count as positive correlation).
+
     Attributes:
-        pairs: Number of duplicate pairs used.
-        correlation: ρ̂ = corr(d⁽⁰⁾, d⁽¹⁾) of team A's margins in the two plays.
+        pairs: Number of duplicate pairs used (line-ups with at least two pairs).
+        correlation: ρ̂ = corr(d⁽⁰⁾, d⁽¹⁾) of team A's margins in the two plays, within
+            line-ups.
         effective_sample_multiplier: 1/(1 + ρ̂): how many independent hands one duplicate
             hand is worth for the margin's precision (infinite at ρ̂ = −1).
-        margin_sd: Standard deviation σ̂ of a single play's margin (both plays pooled).
-        pair_margin_variance: Var(D), D = d⁽⁰⁾ + d⁽¹⁾, against 2σ̂² for independent deals.
+        margin_sd: Standard deviation σ̂ of a single play's margin about its line-up's mean
+            (both plays pooled).
+        pair_margin_variance: Var(D), D = d⁽⁰⁾ + d⁽¹⁾, within line-ups, against 2σ̂² for
+            independent deals.
         pair_score_variance: v_pair, the variance of the pair score (s⁽⁰⁾ + s⁽¹⁾)/2.
         independent_pair_score_variance: (Var s⁽⁰⁾ + Var s⁽¹⁾)/4, v_pair if the plays
             were independent.
@@ -145,29 +165,37 @@ class DuplicateStats:
 
 
 def duplicate_stats(hands: Iterable[HandOutcome]) -> DuplicateStats:
-    """Measures ρ̂ between the two plays of each board and the resulting efficiency gain.
+    """Measures ρ̂ between the two plays of each board, within line-ups, and the gain.
 
     Raises:
-        RatingError: With fewer than 2 duplicate pairs, or if either play's margins are
-            constant (ρ̂ undefined).
+        RatingError: With fewer than 2 duplicate pairs in line-ups that played at least
+            two, or if either play's centred margins are all 0 (ρ̂ undefined).
     """
-    pairs = board_pairs(hands)
+    by_line_up: dict[tuple[str, ...], list[tuple[HandOutcome, HandOutcome]]] = {}
+    for pair in board_pairs(hands):
+        by_line_up.setdefault(pair[0].seats, []).append(pair)
+    groups = [group for group in by_line_up.values() if len(group) >= 2]
+    pairs = [pair for group in groups for pair in group]
     if len(pairs) < 2:
-        raise RatingError(f"need at least 2 duplicate pairs, got {len(pairs)}")
-    first = np.array([float(a.margin) for a, _ in pairs])
-    second = np.array([float(b.margin) for _, b in pairs])
-    if np.ptp(first) == 0.0 or np.ptp(second) == 0.0:
-        raise RatingError("a play's margins are constant over all boards; ρ̂ is undefined")
-    rho = float(np.clip(np.corrcoef(first, second)[0, 1], -1.0, 1.0))
+        raise RatingError(f"need at least 2 duplicate pairs of one line-up, got {len(pairs)}")
+    first, second = (
+        np.concatenate([_centred([float(p[k].margin) for p in group]) for group in groups])
+        for k in (0, 1)
+    )
+    if not first.any() or not second.any():
+        raise RatingError("a play's margins are constant within line-ups; ρ̂ is undefined")
+    rho = float(np.clip(first @ second / math.sqrt((first @ first) * (second @ second)), -1, 1))
     multiplier = math.inf if rho <= -1.0 else 1.0 / (1.0 + rho)
+    freedom = len(pairs) - len(groups)
+    both = np.concatenate([first, second])
     scores_first = np.array([a.outcome for a, _ in pairs])
     scores_second = np.array([b.outcome for _, b in pairs])
     return DuplicateStats(
         pairs=len(pairs),
         correlation=rho,
         effective_sample_multiplier=multiplier,
-        margin_sd=float(np.std(np.concatenate([first, second]), ddof=1)),
-        pair_margin_variance=float(np.var(first + second, ddof=1)),
+        margin_sd=math.sqrt(float(both @ both) / (2 * freedom)),
+        pair_margin_variance=float((first + second) @ (first + second)) / freedom,
         pair_score_variance=float(np.var((scores_first + scores_second) / 2.0, ddof=1)),
         independent_pair_score_variance=float(
             (np.var(scores_first, ddof=1) + np.var(scores_second, ddof=1)) / 4.0

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.referee.policy import FailurePolicy, TimeControl
-from arena.rules import Deal, Match, Options
+from arena.rules import Deal, Match, Options, bot_seed
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -41,7 +41,9 @@ class MatchSettings:
 
 @dataclass(frozen=True)
 class MatchPlan:
-    """Which match is played: its seed, its deals, its replay file.
+    """Which match is played: its seed, its deals, its replay file, the bots' seeds.
+
+    ``seat_seeds`` are the bots' seeds, by seat (empty: ``arena.rules.bot_seed(seed, seat)``).
 
     ``start``, when given, is the position the match starts from instead of a deal (a copy
     is played; build it with ``Match.from_position`` and the table's options). Its replay
@@ -52,22 +54,29 @@ class MatchPlan:
     deals: tuple[Deal, ...] = ()
     replay: Path | None = None
     start: Match | None = None
+    seat_seeds: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
 class MatchConfig(MatchSettings):
     """Everything that defines a match at a table besides its seats.
 
-    ``seed``, ``deals`` and ``start`` are the match's plan (``MatchPlan``); ``names`` are
-    the seats' display names, by seat; ``match_no`` counts the table's matches from 1.
+    ``seed``, ``deals``, ``start`` and ``seat_seeds`` are the match's plan (``MatchPlan``);
+    ``names`` are the seats' display names, by seat; ``match_no`` counts the table's matches
+    from 1.
     """
 
     seed: int = 0
     deals: tuple[Deal, ...] = ()
     start: Match | None = None
+    seat_seeds: tuple[int, ...] = ()
     table_id: str = "table"
     names: tuple[str, ...] = ("seat 0", "seat 1", "seat 2", "seat 3")
     match_no: int = 1
+
+    def seat_seed(self, seat: int) -> int:
+        """The bot seed of ``seat`` in this match (``Welcome.seed``)."""
+        return self.seat_seeds[seat] if self.seat_seeds else bot_seed(self.seed, seat)
 
     @classmethod
     def of_plan(
@@ -85,6 +94,7 @@ class MatchConfig(MatchSettings):
             seed=plan.seed,
             deals=plan.deals,
             start=plan.start,
+            seat_seeds=plan.seat_seeds,
             table_id=table_id,
             names=names,
             match_no=match_no,

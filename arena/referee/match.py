@@ -157,7 +157,14 @@ class Referee:
         try:
             for s, seat in enumerate(self.seats):
                 info = MatchInfo(
-                    cfg.table_id, s, cfg.options, cfg.time, cfg.policy, cfg.names, cfg.match_no
+                    cfg.table_id,
+                    s,
+                    cfg.options,
+                    cfg.time,
+                    cfg.policy,
+                    cfg.names,
+                    cfg.match_no,
+                    cfg.seat_seed(s),
                 )
                 await seat.start(info)
             for s, kind, detail in absent:
@@ -371,6 +378,9 @@ class Referee:
             kind = answer.failure or FailureKind.MALFORMED
             self._fail_decision(s, obs, kind, answer.detail, answer.request_id, window)
             return
+        if answer.failure is not None:  # the bot's client answered for it: counted, no strike
+            outcome = FailureOutcome.CLIENT_ANSWER
+            self._record(s, answer.failure, outcome, answer.request_id, answer.detail, window)
         m = self.match
         try:
             if answer.call_tichu:

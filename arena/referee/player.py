@@ -51,6 +51,10 @@ class Player(Protocol):
         """The action and whether to call Tichu first: ``call_tichu`` if allowed, then ``act``."""
         ...
 
+    def reseed(self, seed: int | None) -> None:
+        """A match starts: the seat's seed for the player's randomness (``None``: none)."""
+        ...
+
     def on_match_start(self, seat: int) -> None:
         """A match starts; the player sits at ``seat``."""
         ...
@@ -72,6 +76,9 @@ class FallbackPlayer:
     name = "fallback"
     deadline_ms: float | None = None
     time_left_ms: float | None = None
+
+    def reseed(self, seed: int | None) -> None:
+        """Nothing to seed: the fallback player draws nothing at random."""
 
     def act(self, obs: Observation) -> Action:
         """The answer to ``obs.phase``, as the class docstring says."""

@@ -8,7 +8,9 @@ Every failure gets exactly one recorded outcome (docs/referee.md, "Failure polic
 * a **disconnect**: the seat is held ``reconnect_grace_ms`` for a resume, then given up;
 * a **crash** of a bot process the referee started: as a disconnect if the runner restarts the
   bot, otherwise the seat is given up at once (nobody is left to resume it);
-* ``max_strikes`` strikes: the seat is given up.
+* ``max_strikes`` strikes: the seat is given up;
+* a **bot fault** the client reports with its answer (late, exception, bad answer): recorded
+  with the outcome ``CLIENT_ANSWER``; the answer is applied as usual and no strike counts.
 
 A seat that is given up is played by default actions, by a fallback bot, or forfeits the match
 (``GiveUp``). ``Adjudicator`` keeps the per-seat counters and turns each failure into an outcome.
@@ -46,6 +48,15 @@ class FailureKind(IntEnum):
     ILLEGAL = 3
     DISCONNECT = 4
     CRASH = 5
+    # Reported by the bot's client library, which answered for the bot (no strike).
+    LATE = 6
+    EXCEPTION = 7
+    BAD_ANSWER = 8
+
+    @property
+    def bot_side(self) -> bool:
+        """Whether the bot's client reported it (``Action.fault``) rather than the referee."""
+        return self.value >= FailureKind.LATE
 
 
 class FailureOutcome(IntEnum):
@@ -57,6 +68,7 @@ class FailureOutcome(IntEnum):
     DEFAULT_ACTIONS = 4
     FALLBACK_BOT = 5
     FORFEIT = 6
+    CLIENT_ANSWER = 7
 
 
 class GiveUp(IntEnum):

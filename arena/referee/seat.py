@@ -92,7 +92,7 @@ class TableEvent(NamedTuple):
 
 @dataclass(frozen=True)
 class MatchInfo:
-    """What a seat learns when a match starts (the wire ``Welcome``)."""
+    """What a seat learns when a match starts (the wire ``Welcome``); ``seed`` is its bot seed."""
 
     table_id: str
     seat: int
@@ -101,6 +101,7 @@ class MatchInfo:
     policy: FailurePolicy
     names: tuple[str, ...]
     match_no: int = 1
+    seed: int | None = None
 
 
 class Decision(NamedTuple):
@@ -122,8 +123,10 @@ class Answer(NamedTuple):
     """A seat's answer, or why there is none.
 
     ``action`` is the answer (``None`` when ``failure`` says why there is no acceptable one:
-    timeout, too many malformed or illegal answers, a crash). ``call_tichu`` asks to call
-    Tichu before the answer. ``elapsed_ms`` is the time the seat took, charged to its clock.
+    timeout, too many malformed or illegal answers, a crash). An ``action`` with a
+    ``failure`` is an answer the bot's client gave on its behalf and reported (a bot-side
+    kind: late, exception, bad answer). ``call_tichu`` asks to call Tichu before the answer.
+    ``elapsed_ms`` is the time the seat took, charged to its clock.
     """
 
     action: Action | None
@@ -169,7 +172,8 @@ class InProcessSeat:
         self.name = name or bot.name
 
     async def start(self, info: MatchInfo) -> None:
-        """Calls the bot's ``on_match_start`` hook."""
+        """Re-seeds the bot with the seat's seed, then calls its ``on_match_start`` hook."""
+        self.bot.reseed(info.seed)
         self.bot.on_match_start(info.seat)
 
     def notify(self, event: TableEvent) -> None:

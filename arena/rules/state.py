@@ -14,6 +14,7 @@ first seat to bomb plays; a new window follows that bomb.
 
 from __future__ import annotations
 
+import hashlib
 import random
 from bisect import bisect_left
 from collections.abc import Sequence
@@ -135,6 +136,16 @@ def deal_from_seed(seed: int, hand: int) -> Deal:
     deck = list(range(56))
     random.Random(f"tichu/{seed}/{hand}").shuffle(deck)
     return (tuple(deck[0:14]), tuple(deck[14:28]), tuple(deck[28:42]), tuple(deck[42:56]))
+
+
+def bot_seed(match_seed: int, seat: int) -> int:
+    """The seed of the bot at ``seat`` in a match seeded ``match_seed``, when none is given.
+
+    The same match seed gives every seat the same seed every time, and the four seats
+    different ones (a 64-bit BLAKE2b digest, stable across Python versions).
+    """
+    digest = hashlib.blake2b(f"seat/{match_seed}/{seat}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big")
 
 
 def check_deal(deal: Sequence[Sequence[int]]) -> Deal:
@@ -925,6 +936,7 @@ __all__ = [
     "HandResult",
     "Match",
     "Options",
+    "bot_seed",
     "check_deal",
     "deal_from_seed",
     "next_active",

@@ -2,8 +2,9 @@
 
 Every seat gets its own process (partners never share one), started with the manifest's
 command in its working directory, in a sandbox (``arena.server.sandbox``), with
-``TICHU_ARENA_SERVER`` (the referee's Unix socket) and ``TICHU_ARENA_TOKEN`` (or
-``TICHU_ARENA_BOT_KEY``) in its environment. Its output goes to a log file, capped. A process
+``TICHU_ARENA_SERVER`` (the referee's Unix socket), ``TICHU_ARENA_TOKEN`` (or
+``TICHU_ARENA_BOT_KEY``) and ``TICHU_ARENA_SEED`` (the seat's seed for the table's first
+match) in its environment. Its output goes to a log file, capped. A process
 that exits before its table is done is a crash: the table is told (``Table.bot_exited``), and
 the bot is restarted while ``restarts`` allow (it then resumes its seat with its token).
 
@@ -36,6 +37,7 @@ ENV_NAME = "TICHU_ARENA_NAME"
 LOG_CHUNK = 64 * 1024
 LOG_DRAIN_PAUSE_S = 0.05
 """Past the log cap, one read of ``LOG_CHUNK`` bytes per pause: about 1.3 MB/s at most."""
+ENV_SEED = "TICHU_ARENA_SEED"
 
 
 class BotStartError(ArenaError):
@@ -249,8 +251,12 @@ async def play_table(
     bots = []
     extra = extra_env(table) if extra_env is not None else [{}, {}, {}, {}]
     for seat, m in enumerate(manifests):
-        env = {ENV_TOKEN: table.tokens[seat], **extra[seat]}
-        log = log_dir / f"seat{seat}-{_safe(m.name)}.log" if log_dir is not None else None
+        env = {
+            ENV_TOKEN: table.tokens[seat],
+            ENV_SEED: str(spec.seat_seed(1, seat)),
+            **extra[seat],
+        }
+        log = seat_log(log_dir, seat, m.name) if log_dir is not None else None
         bot = BotProcess(
             m,
             env,
@@ -281,6 +287,11 @@ async def play_table(
             w.cancel()
         await asyncio.gather(*(bot.stop() for bot in bots))
     return table, records
+
+
+def seat_log(log_dir: Path, seat: int, name: str) -> Path:
+    """The log file of the bot ``name`` at ``seat`` of a table whose logs go to ``log_dir``."""
+    return log_dir / f"seat{seat}-{_safe(name)}.log"
 
 
 def _safe(name: str) -> str:

@@ -232,6 +232,8 @@ def welcome_bytes(
         seat_token=token,
         resumed=resumed,
     )
+    if info.seed is not None:
+        w.seed = info.seed
     if names:
         w.player_names.extend(info.names)
     return pb.RefereeMessage(welcome=w).SerializeToString()

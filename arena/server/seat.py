@@ -455,7 +455,8 @@ class GrpcSeat:
             self._reject(stream, e.code, str(e))
             return
         elapsed = (_clock() - op.sent) * 1000.0
-        op.future.set_result(Answer(action, call, elapsed, None, "", rid))
+        fault, detail = _fault(a)
+        op.future.set_result(Answer(action, call, elapsed, fault, detail, rid))
 
     def _reject(self, stream: Stream, code: int, text: str) -> None:
         """An in-band error; counted against the open request, which may then default."""
@@ -507,6 +508,23 @@ class GrpcSeat:
                 None, False, elapsed, FailureKind.TIMEOUT, f"no answer within {total} ms", op.rid
             )
         )
+
+
+_FAULTS = {
+    pb.FAILURE_KIND_LATE: FailureKind.LATE,
+    pb.FAILURE_KIND_EXCEPTION: FailureKind.EXCEPTION,
+    pb.FAILURE_KIND_BAD_ANSWER: FailureKind.BAD_ANSWER,
+}
+FAULT_DETAIL_LIMIT = 200
+"""Characters of ``BotFault.detail`` the referee keeps."""
+
+
+def _fault(a: pb.Action) -> tuple[FailureKind | None, str]:
+    """The bot fault the client reported with its answer (``Action.fault``), if any."""
+    if not a.HasField("fault"):
+        return None, ""
+    kind = _FAULTS.get(a.fault.kind)
+    return (kind, a.fault.detail[:FAULT_DETAIL_LIMIT]) if kind is not None else (None, "")
 
 
 def broadcast(seats: Sequence[GrpcSeat], codec: EventCodec, event: TableEvent) -> None:

@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import secrets
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import partial
 from pathlib import Path
@@ -36,6 +36,7 @@ from arena.referee import (
     TableEvent,
     Termination,
 )
+from arena.rules import bot_seed
 from arena.rules.state import Deal
 from arena.server.seat import EventCodec, GrpcSeat, Refused, SeatObserver, broadcast
 
@@ -56,8 +57,8 @@ class TableSpec(MatchSettings):
     single match's replay goes (default ``<runs>/<table id>/match-<k>.json``). ``plans``,
     when given, replaces ``matches``, ``seed``, ``deals`` and ``replay``: one match per plan,
     in order, on the same bot streams. ``meta`` is added to every replay's ``meta`` (the
-    runner records the bots' sandbox there). ``seed`` None draws a fresh 128-bit seed for
-    every match. ``pace_forced`` (on by default: bots are strangers) delays forced actions
+    runner records the bots' sandbox there). ``seed`` None: the table draws a 128-bit seed
+    (match k plays ``seed + k - 1``). ``pace_forced`` (on by default: bots are strangers) delays forced actions
     like asked ones; benchmarks turn it off.
     """
 
@@ -76,14 +77,20 @@ class TableSpec(MatchSettings):
         """The plan of match ``k`` (from 1)."""
         if self.plans:
             return self.plans[k - 1]
+        if self.seed is None:
+            raise ValueError("a table spec without a seed has no plans: Table draws its seed")
         replay = self.replay if self.matches == 1 else None
-        seed = secrets.randbits(128) if self.seed is None else self.seed + k - 1
-        return MatchPlan(seed, self.deals, replay)
+        return MatchPlan(self.seed + k - 1, self.deals, replay)
 
     @property
     def match_count(self) -> int:
         """How many matches the table plays."""
         return len(self.plans) if self.plans else self.matches
+
+    def seat_seed(self, k: int, seat: int) -> int:
+        """The bot seed of ``seat`` in match ``k`` (``Welcome.seed``, ``TICHU_ARENA_SEED``)."""
+        plan = self.plan(k)
+        return plan.seat_seeds[seat] if plan.seat_seeds else bot_seed(plan.seed, seat)
 
 
 class TableState(Enum):
@@ -107,7 +114,8 @@ class Table:
         on_match: Callable[[Table, int, MatchRecord], None] | None = None,
     ) -> None:
         self.id = table_id
-        self.spec = spec
+        # Without a seed the table draws one of 128 bits; match k plays seed + k - 1.
+        self.spec = spec if spec.seed is not None else replace(spec, seed=secrets.randbits(128))
         self.tokens = tokens
         self.runs_dir = runs_dir
         self.state = TableState.WAITING
@@ -133,7 +141,8 @@ class Table:
     def _info(self, seat: int, match_no: int) -> MatchInfo:
         spec = self.spec
         names = spec.names or ()
-        return MatchInfo(self.id, seat, spec.options, spec.time, spec.policy, names, match_no)
+        seed = spec.seat_seed(match_no, seat)
+        return MatchInfo(self.id, seat, spec.options, spec.time, spec.policy, names, match_no, seed)
 
     # ---------------------------------------------------------------- lifecycle
 

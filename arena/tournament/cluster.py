@@ -352,7 +352,7 @@ def _stop_on_signals(runner: EventRunner) -> Iterator[None]:
         return
 
     def handler(signum: int, frame: object) -> None:
-        runner.stop()
+        runner.on_signal(signum)
 
     old = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
     try:

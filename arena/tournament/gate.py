@@ -46,6 +46,7 @@ from arena.rules import ArenaError
 from arena.server.manifest import resolve_bot
 from arena.server.sandbox import require_sandbox
 from arena.tournament.cluster import executor_for
+from arena.tournament.leaderboard import FailureRow, bot_failures
 from arena.tournament.model import EventFileError, PlannedPlay, parse_event
 from arena.tournament.runner import EventRunner, Progress
 from arena.tournament.store import EventStore
@@ -113,6 +114,8 @@ class GateConfig:
         cluster: Play on Dask (``tcp://HOST:8786`` or ``local:N``); None plays here.
         allow_unsandboxed: Run the bots in a sandbox below ``full`` when the host can make
             no full one (``arena.server.sandbox.require_sandbox``).
+        logs: Folder for the bot processes' logs; None: ``<db>.logs`` next to ``db``, or
+            none kept with a temporary database.
     """
 
     candidate: str
@@ -130,6 +133,7 @@ class GateConfig:
     db: Path | None = None
     cluster: str | None = None
     allow_unsandboxed: bool = False
+    logs: Path | None = None
 
     def __post_init__(self) -> None:
         problems = []
@@ -202,6 +206,7 @@ class GateReport:
     failures: dict[str, int]
     seconds: float
     db: Path | None
+    bot_failures: tuple[FailureRow, ...] = ()
 
     @property
     def verdict(self) -> SprtVerdict:
@@ -289,6 +294,10 @@ class GateReport:
             },
             "failures": dict(self.failures),
             "failures_total": sum(self.failures.values()),
+            "failures_by_bot": [
+                {"bot": f.bot, "total": f.total, "kinds": dict(f.kinds), "log": f.log or None}
+                for f in self.bot_failures
+            ],
             "seconds": round(self.seconds, 3),
             "jobs": c.jobs,
             "decision_ms": c.decision_ms,
@@ -353,12 +362,16 @@ def run_gate(config: GateConfig, on_look: Callable[[GateLook], None] | None = No
             raise GateError(_bot_problems(e, config.mixed)) from None
         try:
             store.create_event(spec, plan)
+            logs = config.logs
+            if logs is None and config.db is not None:
+                logs = config.db.parent / f"{config.db.name}.logs"
             sandbox = require_sandbox(config.allow_unsandboxed)
             runner = EventRunner(
                 store,
                 EVENT_NAME,
                 spec,
                 jobs=config.jobs,
+                log_dir=logs,
                 executor=executor_for(config.cluster, config.allow_unsandboxed),
                 sandbox=sandbox,
             )
@@ -385,6 +398,7 @@ def run_gate(config: GateConfig, on_look: Callable[[GateLook], None] | None = No
             failures=failures,
             seconds=time.monotonic() - start,
             db=config.db,
+            bot_failures=bot_failures(store.hands(EVENT_NAME)),
         )
 
 

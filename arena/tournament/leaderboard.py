@@ -2,8 +2,8 @@
 
 ``build_leaderboard`` computes everything from the recorded hands with the pure functions of
 ``arena.ratings``: the batch hand-Elo fit with cluster-robust confidence intervals and the
-likelihood of superiority (LOS) over the next bot, the points margin per hand, sequential Elo
-(for live display only), the duplicate correlation ρ̂, victory-point standings for a turnier
+likelihood of superiority (LOS) over the next bot, the points margin per hand, the duplicate
+correlation ρ̂ (within line-ups), each bot's failures, victory-point standings for a turnier
 and a partnership table when individual ratings are not identified (fixed partnerships).
 
 Numbers are rounded once, here, so every format shows the same values; the renderers are in
@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from arena.ratings import (
@@ -25,7 +26,6 @@ from arena.ratings import (
     duplicate_stats,
     fit_margins,
     fit_ratings,
-    sequential_elo,
     vp_standings,
 )
 from arena.tournament.store import EventRef, EventStore, StoredHand
@@ -33,10 +33,13 @@ from arena.tournament.store import EventRef, EventStore, StoredHand
 __all__ = [
     "FORMAT",
     "VERSION",
+    "FailureRow",
     "Leaderboard",
     "RatingRow",
     "TeamRow",
+    "bot_failures",
     "build_leaderboard",
+    "tally_failures",
 ]
 
 FORMAT = "tichu-arena-leaderboard"
@@ -59,7 +62,6 @@ class RatingRow:
         margin: Points per hand by which two copies of the bot beat two average bots.
         margin_stderr: Standard error of ``margin``.
         hands: Hands the bot played.
-        live_elo: Sequential team Elo after all hands in running order (display only).
     """
 
     rank: int
@@ -72,7 +74,6 @@ class RatingRow:
     margin: float | None
     margin_stderr: float | None
     hands: int
-    live_elo: float
 
 
 @dataclass(frozen=True)
@@ -90,6 +91,61 @@ class TeamRow:
     lost: int
     margin: float
     margin_ci: float = 0.0
+
+
+@dataclass(frozen=True)
+class FailureRow:
+    """One bot's recorded failures, by kind, and where to look.
+
+    ``kinds`` are (kind, count) pairs, most frequent first; ``hands`` counts the hands with a
+    failure of the bot; ``log`` is the log of the bot's first failing play ("" when none
+    was kept).
+    """
+
+    bot: str
+    kinds: tuple[tuple[str, int], ...]
+    hands: int
+    log: str
+
+    @property
+    def total(self) -> int:
+        """All the bot's failures."""
+        return sum(count for _, count in self.kinds)
+
+    def describe(self) -> str:
+        """``"exception 42, late 1"``."""
+        return ", ".join(f"{kind.replace('_', ' ')} {count}" for kind, count in self.kinds)
+
+
+def bot_failures(hands: Sequence[StoredHand]) -> tuple[FailureRow, ...]:
+    """The failures recorded in ``hands``, per bot (the bot at the failing seat)."""
+    return tally_failures(
+        (hand.seats[f.seat], f.kind, f.log, (hand.play_id, hand.row.hand))
+        for hand in hands
+        for f in hand.row.failures
+    )
+
+
+def tally_failures(failures: Iterable[tuple[str, str, str, object]]) -> tuple[FailureRow, ...]:
+    """Counts failures given as (bot, kind, log, hand key), per bot, most failures first."""
+    kinds: dict[str, Counter[str]] = {}
+    hands: dict[str, set[object]] = {}
+    logs: dict[str, str] = {}
+    for bot, kind, log, hand in failures:
+        kinds.setdefault(bot, Counter())[kind] += 1
+        hands.setdefault(bot, set()).add(hand)
+        if log:
+            logs.setdefault(bot, log)
+    rows = [
+        FailureRow(
+            bot,
+            tuple(sorted(c.items(), key=lambda kc: (-kc[1], kc[0]))),
+            len(hands[bot]),
+            logs.get(bot, ""),
+        )
+        for bot, c in kinds.items()
+    ]
+    return tuple(sorted(rows, key=lambda r: (-r.total, r.bot)))
 
 
 @dataclass(frozen=True)
@@ -120,6 +176,7 @@ class Leaderboard:
     duplicate_note: str | None
     standings: tuple[Standing, ...]
     teams: tuple[TeamRow, ...]
+    failures: tuple[FailureRow, ...] = ()
 
 
 def build_leaderboard(
@@ -197,6 +254,7 @@ def build_leaderboard(
         duplicate_note=duplicate_note,
         standings=standings,
         teams=teams,
+        failures=tuple(r for r in bot_failures(stored) if r.bot not in hidden),
     )
 
 
@@ -208,7 +266,6 @@ def _rating_rows(
         margins = fit_margins(outcomes)
     except RatingError:
         margins = None
-    live = sequential_elo(outcomes)
     shown = [bot for bot in fit.ranking() if bot not in hidden]
     rows: list[RatingRow] = []
     for rank, bot in enumerate(shown, 1):
@@ -226,7 +283,6 @@ def _rating_rows(
                 margin=None if margins is None else _round(margins.margin(bot), 2),
                 margin_stderr=None if margins is None else _round(margins.stderr(bot), 2),
                 hands=fit.hands[fit.index(bot)],
-                live_elo=_round(live[bot], 1),
             )
         )
     residual = None if margins is None else _round(margins.residual_sd, 2)

@@ -34,6 +34,7 @@ from arena.referee import MatchRecord
 from arena.referee.policy import FailurePolicy, GiveUp, Termination, TimeControl
 from arena.runtime.aio import run as run_loop
 from arena.server import ArenaServer, MatchPlan, Table, TableSpec, play_table
+from arena.server.bots import seat_log
 from arena.server.manifest import Manifest, load_manifest, resolve_bot
 from arena.server.sandbox import Sandbox, SandboxError, require_sandbox
 from arena.tournament.live import LiveFeed
@@ -77,6 +78,7 @@ class Progress:
 
     plays_total: int
     plays_done: int
+    plays_resumed: int = 0  # already done when the run started
     hands: int = 0
     failures: int = 0
     started: float = field(default_factory=time.monotonic)
@@ -98,14 +100,19 @@ def manifests_for(spec: EventSpec) -> dict[str, Manifest]:
     return out
 
 
-def hand_rows(record: MatchRecord) -> list[HandRow]:
-    """The hands of a finished play, with each hand's failures."""
+def hand_rows(record: MatchRecord, logs: Sequence[str] = ("", "", "", "")) -> list[HandRow]:
+    """The hands of a finished play, with each hand's failures and the failing bot's log.
+
+    A failure after the last hand (or before any) goes with the nearest hand.
+    """
+    results = record.hand_results
     by_hand: dict[int, list[FailureRow]] = {}
     for f in record.failures:
-        by_hand.setdefault(f.hand - 1, []).append(
-            FailureRow(seat=f.seat, kind=f.kind.name.lower(), detail=f.detail)
+        hand = min(max(f.hand - 1, 0), max(len(results) - 1, 0))
+        by_hand.setdefault(hand, []).append(
+            FailureRow(seat=f.seat, kind=f.kind.name.lower(), detail=f.detail, log=logs[f.seat])
         )
-    return [HandRow.from_result(r, by_hand.get(r.hand, ())) for r in record.hand_results]
+    return [HandRow.from_result(r, by_hand.get(r.hand, ())) for r in results]
 
 
 class Executor(Protocol):
@@ -151,13 +158,15 @@ class EventRunner:
         self.sandbox = sandbox if sandbox is not None else require_sandbox()
         _check_private(self.manifests, [store.path, *([log_dir] if log_dir else [])])
         self.stopping = False
+        self.stopped_by: int | None = None  # the signal that stopped the run, if one did
         self._progress = Progress(plays_total=0, plays_done=0)
 
     def run(self) -> Progress:
         """Plays every pending play; returns the progress reached (Ctrl-C stops cleanly)."""
         pending = self.store.pending_plays(self.event)
         total = len(self.store.plays(self.event))
-        progress = self._progress = Progress(plays_total=total, plays_done=total - len(pending))
+        done = total - len(pending)
+        progress = self._progress = Progress(plays_total=total, plays_done=done, plays_resumed=done)
         if not pending:
             self.store.set_status(self.event, EventStatus.FINISHED)
             return progress
@@ -166,6 +175,11 @@ class EventRunner:
         if self.store.pending_plays(self.event):
             self.store.set_status(self.event, EventStatus.INTERRUPTED)
         return progress
+
+    def on_signal(self, signum: int) -> None:
+        """Ctrl-C or SIGTERM: stops the run and remembers which (the exit code tells it)."""
+        self.stopped_by = signum
+        self.stop()
 
     def stop(self) -> None:
         """Stops the run: running plays are abandoned (not recorded), nothing new starts."""
@@ -183,7 +197,12 @@ class EventRunner:
         spec = self.spec
         deals = spec.hands_per_board if spec.format == "board" else GAME_DEALS
         plans = tuple(
-            MatchPlan(seed=sp.play.seed, deals=sp.play.deals(deals), replay=replay)
+            MatchPlan(
+                seed=sp.play.seed,
+                deals=sp.play.deals(deals),
+                replay=replay,
+                seat_seeds=sp.play.seat_seeds,
+            )
             for sp, replay in zip(plays, replays, strict=True)
         )
         return TableSpec(
@@ -247,8 +266,8 @@ class LocalExecutor:
         await server.start()
         loop = asyncio.get_running_loop()
         with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(signal.SIGINT, runner.stop)
-            loop.add_signal_handler(signal.SIGTERM, runner.stop)
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(signum, runner.on_signal, signum)
         gate = asyncio.Semaphore(runner.jobs)
         try:
             await asyncio.gather(
@@ -281,13 +300,19 @@ class LocalExecutor:
                     return  # cut short: it stays pending and is played again on resume
                 runner.record_play(
                     plays[k - 1],
-                    hand_rows(record),
+                    hand_rows(record, logs),
                     len(record.failures),
                     replays[k - 1],
                     record.replay.meta.get("sandbox"),
                 )
 
             log_dir = None if runner.log_dir is None else runner.log_dir / table_id
+            logs: Sequence[str] = ("", "", "", "")
+            if log_dir is not None:
+                logs = [
+                    str(seat_log(log_dir, s, runner.manifests[n].name))
+                    for s, n in enumerate(session.seats)
+                ]
             # The public events of each play, for ``arena web``'s live tables.
             feed = LiveFeed(runner.store.path, runner.event, [sp.play for sp in plays])
             try:

@@ -193,15 +193,22 @@ class EventStatus(StrEnum):
 
 @dataclass(frozen=True)
 class FailureRow:
-    """A bot failure during a hand, as typed by the referee (timeout, crash, ...)."""
+    """A bot failure during a hand, as typed by the referee (timeout, crash, ...).
+
+    ``log`` is the path of the bot process's log for that play ("" when not kept).
+    """
 
     seat: int
     kind: str
     detail: str = ""
+    log: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        """Returns the failure as a JSON-ready dict."""
-        return {"seat": self.seat, "kind": self.kind, "detail": self.detail}
+        """Returns the failure as a JSON-ready dict (``log`` only when there is one)."""
+        data: dict[str, Any] = {"seat": self.seat, "kind": self.kind, "detail": self.detail}
+        if self.log:
+            data["log"] = self.log
+        return data
 
 
 @dataclass(frozen=True)
@@ -1020,7 +1027,9 @@ def _stored_hand(row: tuple[Any, ...]) -> StoredHand:
         calls=calls,
         victory_points=(vp_a, vp_b),
         failures=tuple(
-            FailureRow(int(f["seat"]), str(f["kind"]), str(f.get("detail", "")))
+            FailureRow(
+                int(f["seat"]), str(f["kind"]), str(f.get("detail", "")), str(f.get("log", ""))
+            )
             for f in json.loads(failures)
         ),
     )

@@ -7,7 +7,7 @@
 
 >>> from arena.wire import pb
 >>> pb.Hello(protocol_version=PROTOCOL_VERSION).protocol_version
-'1.0.0'
+'1.1.0'
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 from arena.wire._gen.tichu.arena.v1 import arena_pb2 as pb
 from arena.wire._gen.tichu.arena.v1 import arena_pb2_grpc as pb_grpc
 
-PROTOCOL_VERSION = "1.0.0"
+PROTOCOL_VERSION = "1.1.0"
 """Semantic version of the contract in proto/ and docs/protocol.md, sent in Hello/Welcome."""
 
 FIGURE_COUNT = 227

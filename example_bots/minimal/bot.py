@@ -55,10 +55,15 @@ async def play(server: str, token: str, seed: int | None = None) -> None:
         await call.write(pb.BotMessage(hello=hello).SerializeToString())
         while (data := await call.read()) is not grpc.aio.EOF:
             msg = pb.RefereeMessage.FromString(data)
-            if msg.WhichOneof("payload") == "decision":
+            which = msg.WhichOneof("payload")
+            if which == "welcome" and msg.welcome.HasField("seed"):
+                rng = random.Random(msg.welcome.seed)  # the seat's seed for this match
+            elif which == "decision":
                 action = answer(msg.decision, rng)
                 await call.write(pb.BotMessage(action=action).SerializeToString())
 
 
 if __name__ == "__main__":
-    asyncio.run(play(os.environ["TICHU_ARENA_SERVER"], os.environ["TICHU_ARENA_TOKEN"]))
+    seed = os.environ.get("TICHU_ARENA_SEED")
+    server, token = os.environ["TICHU_ARENA_SERVER"], os.environ["TICHU_ARENA_TOKEN"]
+    asyncio.run(play(server, token, None if seed is None else int(seed)))

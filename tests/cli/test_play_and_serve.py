@@ -247,3 +247,62 @@ def test_a_keys_file_must_hold_distinct_keys(tmp_path: Path) -> None:
         bad.write_text(text, encoding="utf-8")
         with pytest.raises(ValueError, match=re.escape(problem)):
             load_keys(bad)
+
+
+def sdk_manifest(folder: Path, name: str, entry: str, env: dict[str, str] | None = None) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "bot.toml"
+    command = json.dumps(["{python}", "-m", "sdk", entry])
+    lines = [f'name = "{name}"', f"command = {command}", f'workdir = "{ROOT}"']
+    if env:
+        lines.append("[env]")
+        lines += [f'{k} = "{v}"' for k, v in env.items()]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_play_counts_the_bots_own_failures_and_names_its_log(tmp_path: Path) -> None:
+    """The SDK answers for a bot that raises on every follow; the referee counts each one."""
+    faulty = sdk_manifest(tmp_path / "f", "faulty", "tests.server.bots.faulty_bots:FollowRaises")
+    out = tmp_path / "play.json"
+    args = ["play", "random", str(faulty), "random", "random", "--hands", "2", "--seed", "4"]
+    result = CliRunner().invoke(app, [*args, "--out", str(out), "--quiet"])
+    assert result.exit_code == 0, result.output
+    failures = replays.load(out).meta["failures"]
+    assert failures and {f["kind"] for f in failures} == {"exception"}
+    assert {f["seat"] for f in failures} == {1}
+    assert {f["outcome"] for f in failures} == {"client_answer"}
+    assert all(f["detail"].startswith("KeyError: 'follow'") for f in failures)
+    log = tmp_path / "play-logs" / "seat1-faulty.log"
+    assert log.read_text(encoding="utf-8").count("KeyError: 'follow'") >= len(failures)
+    flat = " ".join(result.output.split())
+    assert f"faulty: {len(failures)} failures (exception {len(failures)})" in flat
+    assert f"log: {log}" in flat
+
+
+def test_play_fails_when_a_bot_never_joins_and_logs_its_import_error(tmp_path: Path) -> None:
+    broken = sdk_manifest(
+        tmp_path / "b",
+        "broken",
+        "tests.server.bots.faulty_bots:FollowRaises",
+        {"FAULTY_IMPORT": "1"},
+    )
+    out = tmp_path / "play.json"
+    args = ["play", "random", "random", str(broken), "random", "--hands", "1", "--seed", "4"]
+    result = CliRunner().invoke(app, [*args, "--out", str(out), "--quiet"])
+    assert result.exit_code == 1, result.output
+    log = tmp_path / "play-logs" / "seat2-broken.log"
+    flat = " ".join(result.output.split())
+    assert f"broken (seat 2) never joined the table; its output is in {log}" in flat
+    text = log.read_text(encoding="utf-8")
+    assert "Traceback" in text and "RuntimeError: a bug at import time" in text
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"), [("--hands", "-1"), ("--target", "0"), ("--seed", "-3")]
+)
+def test_bad_numbers_are_a_clear_error(flag: str, value: str) -> None:
+    result = CliRunner().invoke(app, ["play", "random", "random", "random", "random", flag, value])
+    assert result.exit_code == 2
+    assert f"Invalid value for '{flag}'" in result.output
+    assert "Traceback" not in result.output

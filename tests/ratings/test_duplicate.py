@@ -148,3 +148,24 @@ def test_margin_to_elo() -> None:
     assert margin_to_elo(10.0, 120.0) == pytest.approx(23.1, abs=0.05)
     assert margin_to_elo(-10.0, 120.0) == pytest.approx(-23.1, abs=0.05)
     assert margin_to_elo(1e4, 1.0) == math.inf
+
+
+def test_rho_is_measured_within_line_ups() -> None:
+    """Two line-ups far apart in strength, card luck anticorrelated within each: ρ̂ < 0.
+
+    Pooled over both line-ups the margins would correlate positively (+0.92 here): that
+    measures the line-ups, not the cards.
+    """
+    other = ("E1", "N1", "W1", "S1")
+    luck = [30, -10, 20, -40, 0, 10]
+    hands = []
+    for b, u in enumerate(luck):
+        for seats, skill in ((SEATS, 150), (other, -150)):
+            hands.append(HandOutcome(f"b{b}", seats, skill + u, 0, rotation=0))
+            hands.append(HandOutcome(f"b{b}", seats, skill - u, 0, rotation=1))
+    stats = duplicate_stats(hands)
+    assert stats.pairs == 12
+    assert stats.correlation == pytest.approx(-1.0)
+    first = [h.margin for h in hands if h.rotation == 0]
+    second = [h.margin for h in hands if h.rotation == 1]
+    assert np.corrcoef(first, second)[0, 1] > 0.9

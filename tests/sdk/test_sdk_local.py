@@ -18,6 +18,7 @@ from arena.rules import (
 )
 from example_bots.random.bot import RandomBot
 from sdk import Bot
+from sdk.bot import seat_seed
 from sdk.testing import IllegalAnswer, check_bot_local, play_local
 
 
@@ -40,6 +41,19 @@ def test_wire_mode_plays_the_same_match() -> None:
         [RandomBot(seed) for seed in range(4)], options=Options(hands=2), seed=3, wire=True
     )
     assert wired.actions == direct.actions and wired.scores == direct.scores
+
+
+def test_the_seat_seeds_make_random_bots_replay_the_match() -> None:
+    """play_local re-seeds each bot from (seed, seat): fresh or reused bots, the same match."""
+    bots = [RandomBot() for _ in range(4)]
+    first = play_local(bots, options=Options(hands=3), seed=5)
+    assert [b.seed for b in bots] == [seat_seed(5, s) for s in range(4)]
+    again = play_local(bots, options=Options(hands=3), seed=5)
+    fresh = play_local([RandomBot() for _ in range(4)], options=Options(hands=3), seed=5)
+    assert first.actions == again.actions == fresh.actions
+    other = play_local(bots, options=Options(hands=3), seed=6)
+    assert other.actions != first.actions
+    assert seat_seed(5, 0) == 11998890063726037896  # pinned: the derivation never changes
 
 
 class Recorder(RandomBot):

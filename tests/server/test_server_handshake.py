@@ -63,7 +63,7 @@ def test_a_bad_hello_ends_the_call_with_the_documented_status() -> None:
             got, details = await refused_with(server, first)
             assert got == code, (first, details)
             assert text in details
-        assert "1.0.0" in next(d for _, _, d in server.service.refused if "2.0.0" in d)
+        assert "1.1.0" in next(d for _, _, d in server.service.refused if "2.0.0" in d)
         table.abort("done")
 
     run(main)
@@ -77,7 +77,7 @@ def test_a_live_seat_refuses_a_second_stream_and_resume_takes_it_over() -> None:
         welcome = (await first.next("welcome")).welcome
         assert (welcome.seat, welcome.table_id, welcome.resumed) == (0, table.id, False)
         assert welcome.seat_token == table.tokens[0]
-        assert welcome.protocol_version == "1.0.0"
+        assert welcome.protocol_version == "1.1.0"
         assert welcome.time.decision_ms == 1000
         code, details = await refused_with(server, hello(table.tokens[0]))
         assert code == grpc.StatusCode.ALREADY_EXISTS

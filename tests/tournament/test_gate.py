@@ -222,3 +222,19 @@ def test_points_per_board_takes_the_candidate_side() -> None:
     assert mean == pytest.approx((50 + 100) / 2)
     assert low < mean < high
     assert points_per_board(hands[:2], "c1") is None
+
+
+def test_the_same_seed_gives_the_same_pentanomial(tmp_path: Path) -> None:
+    """A random baseline draws from the seats' seeds: two runs count the same board pairs."""
+    seen = []
+    for k in (1, 2):
+        out = tmp_path / f"gate{k}.json"
+        code, _, err, _ = gate_cli(
+            "--candidate", "greedy", "--baseline", "random", "--max-boards", "100",
+            "--seed", "0", "--jobs", "1", "--decision-ms", "20000", "--json", out,
+        )  # fmt: skip
+        assert code in (0, 1, 2), err
+        data = json.loads(out.read_text(encoding="utf-8"))
+        seen.append((data["pentanomial"], data["boards"], data["llr"]))
+    assert seen[0] == seen[1]
+    assert sum(seen[0][0]) == seen[0][1] > 0

@@ -27,7 +27,7 @@ from arena.tournament.leaderboard_render import (
     write_leaderboard,
 )
 from arena.tournament.model import plan_event
-from arena.tournament.store import EventStore
+from arena.tournament.store import EventStore, Failure, HandRow
 
 STRENGTHS = {"ace": 240.0, "king": 120.0, "queen": 0.0, "jack": -120.0, "ten": -240.0}
 TRUE_ORDER = list(STRENGTHS)
@@ -242,3 +242,52 @@ def test_team_margin_interval_is_clustered_by_board() -> None:
     boards = {"1": [10.0, 30.0], "2": [-10.0, 10.0], "3": [40.0, 0.0]}
     assert abs(_clustered_ci(boards) - 13.0667) < 1e-3
     assert _clustered_ci({"1": [5.0, 7.0]}) == 0.0
+
+
+def test_every_format_shows_failures_per_bot_by_kind_with_the_log(tmp_path: Path) -> None:
+    spec = make_spec(["ace", "king", "queen", "jack"], boards_per_round=2)
+    plan = plan_event(spec)
+    path = tmp_path / "failures.db"
+    with EventStore(path) as store:
+        event_id = store.create_event(spec, plan, created=CREATED)
+        for k, stored in enumerate(store.pending_plays(event_id)):
+            seat = stored.play.seats.index("king")
+            failures = [Failure(seat, "exception", "KeyError: 'x'", f"logs/p{k}/king.log")]
+            if k == 0:
+                failures.append(Failure(seat, "timeout", "no answer within 1000 ms"))
+            row = HandRow(
+                hand=0,
+                score_a=50 + 10 * k,
+                score_b=50 - 10 * k,
+                card_points=(50 + 10 * k, 50 - 10 * k),
+                bets=(0, 0),
+                out=(0, 1, 2),
+                failures=tuple(failures),
+            )
+            store.record_play(stored.id, [row], "r.json")
+        board = build_leaderboard(store)
+    plays = len(plan.plays)
+    (row,) = board.failures
+    assert (row.bot, row.total, row.hands, row.log) == (
+        "king",
+        plays + 1,
+        plays,
+        "logs/p0/king.log",
+    )
+    assert row.kinds == (("exception", plays), ("timeout", 1))
+    assert (
+        f"| king | {plays + 1} | exception {plays}, timeout 1 | {plays} | `logs/p0/king.log` |"
+        in (render_markdown(board))
+    )
+    data = json.loads(render_json(board))
+    assert data["failures"] == [
+        {
+            "bot": "king",
+            "total": plays + 1,
+            "hands": plays,
+            "kinds": {"exception": plays, "timeout": 1},
+            "log": "logs/p0/king.log",
+        }
+    ]
+    page = render_html(board)
+    assert f"exception {plays}, timeout 1" in page and "<code>logs/p0/king.log</code>" in page

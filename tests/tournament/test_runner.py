@@ -133,7 +133,7 @@ def test_a_board_is_never_played_twice_on_one_process() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("how", ["sigkill", "sigint"])
+@pytest.mark.parametrize("how", ["sigkill", "sigint", "sigterm"])
 def test_killed_event_resumes_without_losing_or_repeating_a_hand(tmp_path: Path, how: str) -> None:
     """Kill the runner (and its bots) mid-event; resume; every hand is there exactly once."""
     event = write_event(tmp_path, "kill", boards=4, hands=2)
@@ -153,10 +153,10 @@ def test_killed_event_resumes_without_losing_or_repeating_a_hand(tmp_path: Path,
     if how == "sigkill":
         os.killpg(proc.pid, signal.SIGKILL)  # the runner and every bot process, at once
     else:
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signal.SIGINT if how == "sigint" else signal.SIGTERM)
     out, err = proc.communicate(timeout=60)
-    if how == "sigint":
-        assert proc.returncode == 130, out + err
+    if how != "sigkill":
+        assert proc.returncode == {"sigint": 130, "sigterm": 143}[how], out + err
         assert "arena event resume" in out
     before = hand_rows(db)
     partial = plays_done(db)
@@ -187,3 +187,72 @@ def test_restart_every_play_gives_each_play_its_own_processes() -> None:
     assert len(sessions) == len(plan.plays) == 18
     assert all(len(s.plays) == 1 for s in sessions)
     assert len(sessions_of(stored)) == 6  # by default: 3 rounds x 2 rotations
+
+
+def every_hand(db: Path) -> dict[tuple[int, int], tuple[object, ...]]:
+    """Every stored hand, all its columns but the row ids, by (play ordinal, hand)."""
+    with sqlite3.connect(db) as conn:
+        cursor = conn.execute(
+            "SELECT p.ordinal, p.seat_seeds, h.* FROM hands h JOIN plays p ON p.id = h.play_id"
+        )
+        names = [d[0] for d in cursor.description]
+        rows = cursor.fetchall()
+    keep = [k for k, name in enumerate(names) if name not in ("id", "play_id")]
+    hand = names.index("hand_no")
+    return {(r[0], r[hand]): tuple(r[k] for k in keep) for r in rows}
+
+
+def test_the_same_event_file_replays_the_same_database(tmp_path: Path) -> None:
+    """The demo line-up (two random bots), twice with two tables at once: every hand equal.
+
+    A generous clock: a timeout on a loaded machine would change a hand (a default action).
+    """
+    event = write_event(tmp_path, "twice", boards=4)
+    event.write_text(event.read_text() + "[time_control]\ndecision_ms = 20000\n")
+    runs = []
+    for k in (1, 2):
+        db = tmp_path / f"run{k}.sqlite"
+        quiet = ["--quiet"] if k == 2 else []
+        done = run_arena(
+            "event", "run", str(event), "--db", str(db), "--out", str(tmp_path), *quiet,
+            cwd=ROOT,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        runs.append(every_hand(db))
+        if k == 1:  # not a terminal: plain progress lines instead of a bar
+            assert re.search(r"^plays \d+/24, [\d.]+ hands/s, ETA [\d:?]+", done.stdout, re.M)
+    first, second = runs
+    assert len(first) == 3 * 4 * 2
+    assert first == second
+
+
+def test_an_event_counts_a_bots_own_failures_with_its_log(tmp_path: Path) -> None:
+    """A bot that raises on every follow: the summary and the database name it and its log."""
+    manifest = tmp_path / "faulty" / "bot.toml"
+    manifest.parent.mkdir()
+    command = '["{python}", "-m", "sdk", "tests.server.bots.faulty_bots:FollowRaises"]'
+    manifest.write_text(
+        f'name = "faulty"\ncommand = {command}\nworkdir = "{ROOT}"\n', encoding="utf-8"
+    )
+    event = tmp_path / "faulty.toml"
+    event.write_text(
+        EVENT.format(name="faulty", boards=1, hands=1).replace(
+            '{ bot = "random", name = "random-b" }', f'{{ bot = "{manifest}", name = "faulty" }}'
+        ),
+        encoding="utf-8",
+    )
+    db = tmp_path / "faulty.sqlite"
+    done = run_arena(
+        "event", "run", str(event), "--db", str(db), "--out", str(tmp_path), "--quiet", cwd=ROOT
+    )
+    assert done.returncode == 0, done.stderr
+    with EventStore(db, create=False) as store:
+        failures = [(h.seats[f.seat], f) for h in store.hands("faulty") for f in h.row.failures]
+    assert failures and {(bot, f.kind) for bot, f in failures} == {("faulty", "exception")}
+    logs = {f.log for _, f in failures}
+    assert all(
+        Path(log).is_file() and "KeyError: 'follow'" in Path(log).read_text() for log in logs
+    )
+    flat = " ".join(done.stdout.split())
+    assert f"faulty: {len(failures)} failures (exception {len(failures)})" in flat
+    assert "## Bot failures" in (tmp_path / "faulty.md").read_text(encoding="utf-8")

@@ -370,6 +370,7 @@ def _samples() -> list[Message]:
         cards=mask(30, 33),
         call_tichu=True,
         exchange_cards=[0, 55, 2],
+        fault=pb.BotFault(kind=pb.FAILURE_KIND_EXCEPTION, detail="KeyError: 3"),
     )
     welcome = pb.Welcome(
         seat=1,
@@ -389,6 +390,7 @@ def _samples() -> list[Message]:
         seat_token="tok-1",
         resumed=True,
         player_names=["a", "b", "c", "d"],
+        seed=2**64 - 1,
     )
     decision = pb.DecisionRequest(
         request_id=42,
