@@ -52,14 +52,13 @@ class TableSpec(MatchSettings):
     """What a table plays: the match settings (rules, clock, policy), names, which matches.
 
     ``names`` are the seats' display names (``None``: the bots' Hello names, not announced
-    in ``Welcome``). Match *k* (from 1) uses seed ``seed + k - 1``; with ``seed = None``
-    every match draws a fresh 128-bit seed, which no seat can guess. ``replay`` is where the
+    in ``Welcome``). Match *k* (from 1) uses seed ``seed + k - 1``; with ``seed = None`` the
+    table draws a 128-bit seed, which no seat can guess. ``replay`` is where the
     single match's replay goes (default ``<runs>/<table id>/match-<k>.json``). ``plans``,
     when given, replaces ``matches``, ``seed``, ``deals`` and ``replay``: one match per plan,
     in order, on the same bot streams. ``meta`` is added to every replay's ``meta`` (the
-    runner records the bots' sandbox there). ``seed`` None: the table draws a 128-bit seed
-    (match k plays ``seed + k - 1``). ``pace_forced`` (on by default: bots are strangers) delays forced actions
-    like asked ones; benchmarks turn it off.
+    runner records the bots' sandbox there). ``pace_forced`` (on by default: bots are
+    strangers) delays forced actions like asked ones; benchmarks turn it off.
     """
 
     seed: int | None = 0
