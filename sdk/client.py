@@ -54,18 +54,13 @@ import grpc
 
 from arena.aio import run as run_loop
 from arena.aio import tune_gc
-from arena.rules import Action, Observation, Options
+from arena.rules import Observation, Options
+from arena.rules.observe import default_action
 from arena.wire import PROTOCOL_VERSION, pb
-from arena.wire.convert import (
-    AnswerError,
-    HistoryCache,
-    decode_answer,
-    decode_options,
-    decode_request,
-    decode_scores,
-    default_answer,
-    encode_answer,
-)
+from arena.wire.answer import AnswerError, decode_answer, encode_answer
+from arena.wire.events import HistoryCache
+from arena.wire.request import decode_request
+from arena.wire.values import decode_options, decode_scores
 from sdk.bot import Bot
 
 __all__ = ["CHANNEL_OPTIONS", "BotClient", "BotError", "ClientConfig", "load_bot", "main", "run"]
@@ -185,7 +180,7 @@ class BotClient:
             if config.threaded
             else None
         )
-        self._busy: concurrent.futures.Future[tuple[Action, bool]] | None = None
+        self._busy: concurrent.futures.Future[pb.Action] | None = None
         self._alarm = False
         self._open: tuple[pb.DecisionRequest, Observation, bool] | None = None
 
@@ -346,7 +341,7 @@ class BotClient:
             return
         req, obs, _ = op
         self._open = (req, obs, True)
-        await call.write(self._answer_msg(req, obs, default_answer(obs), False))
+        await call.write(_message(req, _default(obs)))
 
     # ------------------------------------------------------------------ decisions
 
@@ -363,13 +358,13 @@ class BotClient:
         budget = (req.deadline_ms + req.bank_ms_left - self.config.safety_ms) / 1000.0
         self.bot.deadline_ms = max(0.0, budget * 1000.0)
         if self._pool is None:
-            action, call_tichu = self._ask_inline(obs, received + budget)
+            answer = self._ask_inline(obs, received + budget)
         else:
-            action, call_tichu = await self._ask_threaded(obs, received + budget)
+            answer = await self._ask_threaded(obs, received + budget)
         self._open = (req, obs, False)
-        await call.write(self._answer_msg(req, obs, action, call_tichu))
+        await call.write(_message(req, answer))
 
-    def _ask_inline(self, obs: Observation, until: float) -> tuple[Action, bool]:
+    def _ask_inline(self, obs: Observation, until: float) -> pb.Action:
         """Asks the bot in this thread, under an alarm that interrupts it at ``until``."""
         left = until - time.monotonic()
         armed = self._alarm and left > 0
@@ -385,16 +380,16 @@ class BotClient:
             if armed:
                 signal.setitimer(signal.ITIMER_REAL, 0)
 
-    def _late(self, obs: Observation) -> tuple[Action, bool]:
+    def _late(self, obs: Observation) -> pb.Action:
         self.bot_errors += 1
         log.error(
             "the bot did not answer in time (hand %d, %s decision): default answer",
             obs.hand_no + 1,
             obs.phase.name.lower(),
         )
-        return default_answer(obs), False
+        return _default(obs)
 
-    async def _ask_threaded(self, obs: Observation, until: float) -> tuple[Action, bool]:
+    async def _ask_threaded(self, obs: Observation, until: float) -> pb.Action:
         assert self._pool is not None
         busy = self._busy
         if busy is not None and not busy.done():
@@ -402,7 +397,7 @@ class BotClient:
             await asyncio.wait([asyncio.wrap_future(busy)], timeout=until - time.monotonic())
             if not busy.done():
                 log.error("the bot is still busy with an earlier decision: default answer")
-                return default_answer(obs), False
+                return _default(obs)
         fut = self._pool.submit(self._ask, obs)
         self._busy = fut
         left = until - time.monotonic()
@@ -411,16 +406,20 @@ class BotClient:
         except TimeoutError:
             return self._late(obs)
 
-    def _ask(self, obs: Observation) -> tuple[Action, bool]:
-        """Asks the bot, in the client's call order; a failure gives the default answer."""
+    def _ask(self, obs: Observation) -> pb.Action:
+        """Asks the bot, in the client's call order; a failure gives the default answer.
+
+        Returns the answer encoded once, checked as the referee checks it (index, cards,
+        exchange, Tichu flag); the request's ids are filled in when it is sent.
+        """
         bot = self.bot
         call_tichu = False
         try:
             if obs.may_call_tichu:
                 call_tichu = bool(bot.call_tichu(obs))
             action = bot.act(obs)
-            # The same check the referee makes: index, cards, exchange, Tichu flag.
-            decode_answer(encode_answer(action, obs, call_tichu), obs)
+            msg = encode_answer(action, obs, call_tichu)
+            decode_answer(msg, obs)
         except Exception as e:
             self.bot_errors += 1
             where = f"hand {obs.hand_no + 1}, {obs.phase.name.lower()}, seat {obs.seat}"
@@ -430,22 +429,7 @@ class BotClient:
                 log.error("the bot raised (%s); default answer\n%s", where, traceback.format_exc())
             if self.config.strict:
                 raise BotError(f"{where}: {e}") from e
-            return default_answer(obs), False
-        return action, call_tichu
-
-    def _answer_msg(
-        self, req: pb.DecisionRequest, obs: Observation, action: Action, call_tichu: bool
-    ) -> pb.BotMessage:
-        msg = pb.BotMessage()
-        msg.action.CopyFrom(
-            encode_answer(
-                action,
-                obs,
-                call_tichu and obs.may_call_tichu,
-                request_id=req.request_id,
-                state_seq=req.state_seq,
-            )
-        )
+            return _default(obs)
         return msg
 
     def _guard(self, hook: str, fn: Any, arg: Any) -> None:
@@ -484,6 +468,20 @@ def _parser(with_bot: bool) -> argparse.ArgumentParser:
     )
     p.add_argument("--log-level", default="INFO", help="DEBUG, INFO, WARNING or ERROR")
     return p
+
+
+def _default(obs: Observation) -> pb.Action:
+    """The default answer to ``obs`` as a wire answer (no Tichu call)."""
+    return encode_answer(default_action(obs), obs)
+
+
+def _message(req: pb.DecisionRequest, answer: pb.Action) -> pb.BotMessage:
+    """The answer to ``req`` as the message sent: its ids are the request's."""
+    answer.request_id = req.request_id
+    answer.state_seq = req.state_seq
+    msg = pb.BotMessage()
+    msg.action.CopyFrom(answer)
+    return msg
 
 
 def load_bot(spec: str) -> Bot:

@@ -15,13 +15,11 @@ from arena.referee.policy import (
     GiveUp,
     Termination,
     TimeControl,
-    default_action,
 )
 from arena.referee.record import MatchRecord
 from arena.referee.seat import (
     Answer,
     Decision,
-    EventType,
     FallbackBot,
     InProcessSeat,
     MatchInfo,
@@ -29,12 +27,12 @@ from arena.referee.seat import (
     Seat,
     TableEvent,
 )
+from arena.rules.observe import default_action
 
 __all__ = [
     "Adjudicator",
     "Answer",
     "Decision",
-    "EventType",
     "Failure",
     "FailureKind",
     "FailureOutcome",

@@ -37,11 +37,10 @@ from arena.rules.cards import (
 )
 from arena.rules.combos import PASS, Combo, Play, beats, combinations, parse_play, readings
 from arena.rules.errors import ArenaError, IllegalActionError, InvalidActionError
+from arena.rules.events import Event, EventKind
 from arena.rules.observe import Observation, observe
 from arena.rules.state import (
     Deal,
-    Event,
-    EventKind,
     HandResult,
     Match,
     Options,

@@ -14,7 +14,6 @@ from arena.referee import (
     Adjudicator,
     Answer,
     Decision,
-    EventType,
     FailureKind,
     FailureOutcome,
     FailurePolicy,
@@ -185,7 +184,7 @@ def test_timeouts_cost_strikes_then_the_seat_plays_default_actions() -> None:
     assert replays.verify(rec.replay).mismatches == []
     # Each failure is announced to every seat, in state_seq order.
     for seat in seats:
-        got = [e.failure for e in seat.events if e.type is EventType.FAILURE]
+        got = [e.failure for e in seat.events if e.failure is not None]
         assert got == rec.failures
         seqs = [e.seq for e in seat.events]
         assert seqs == list(range(1, len(seqs) + 1))
@@ -209,7 +208,7 @@ def test_forfeit_ends_the_match_and_the_other_team_wins() -> None:
     assert rec.termination is Termination.FORFEIT
     assert rec.outcome.winners == (0, 2)
     assert failures(rec)[-1] == (3, FailureKind.TIMEOUT, FailureOutcome.FORFEIT, 1)
-    assert seats[0].events[-1].type is EventType.MATCH_END
+    assert seats[0].events[-1].outcome == rec.outcome
     verified = replays.verify(rec.replay)
     assert not verified.match.over
     assert rec.replay.meta["termination"] == "forfeit"
@@ -388,7 +387,7 @@ def test_a_failed_bomb_window_is_told_to_its_seat_only(seed: int) -> None:
     assert all(f.kind is FailureKind.TIMEOUT for f in rec.failures)
     for s, seat in enumerate(seats):
         mine = [f for f in private if f.seat == s]
-        told = [e.failure for e in seat.events if e.type is EventType.FAILURE]
+        told = [e.failure for e in seat.events if e.failure is not None]
         assert told == mine
-        seqs = [e.seq for e in seat.events if e.type is not EventType.FAILURE]
+        seqs = [e.seq for e in seat.events if e.failure is None]
         assert seqs == list(range(1, len(seqs) + 1))  # no gaps: the windows stay hidden

@@ -17,7 +17,8 @@ from arena.rules import Match, Options, observe
 from arena.server import ArenaServer, TableSpec
 from arena.server.bots import play_table
 from arena.wire import pb
-from arena.wire.convert import decode_answer, encode_request
+from arena.wire.answer import decode_answer
+from arena.wire.request import encode_request
 from example_bots.minimal.bot import answer
 
 ROOT = Path(__file__).resolve().parents[2]
