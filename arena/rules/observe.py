@@ -262,5 +262,5 @@ def observe(match: Match, seat: int) -> Observation:
         m.legal_actions() if acting and phase is not Phase.EXCHANGE else (),
         acting and m.can_call_tichu(seat),
         trick_entries(events) if m.trick else (),
-        turn_of(m),
+        m.seat if phase is Phase.PLAY else turn_of(m),
     )

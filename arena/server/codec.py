@@ -73,10 +73,11 @@ def event_bytes(ev: TableEvent, tournament: bool = False) -> EventBytes:
     ``encode_table_event(ev).SerializeToString()``; results and failures go through the message.
     """
     e = ev.event
-    body = FAST.event(e, ev.seq, ev.hand) if e is not None else None
-    if body is None:
-        body = encode_table_event(ev, tournament).SerializeToString()
-    return framed_event(body)
+    if e is not None:
+        b = FAST.event(e, ev.seq, ev.hand)
+        if b is not None:
+            return b
+    return framed_event(encode_table_event(ev, tournament).SerializeToString())
 
 
 def request_bytes(decision: Decision, request_id: int, history: bytes | bytearray) -> bytes:

@@ -37,7 +37,6 @@ from arena.wire.fastpath import EventBytes
 _clock = time.monotonic  # answers are timed with it; the loop's clock may count whole ms (uvloop)
 _ILLEGAL_CODES = frozenset((pb.ERROR_CODE_ILLEGAL_EXCHANGE, pb.ERROR_CODE_TICHU_NOT_ALLOWED))
 _HAND_START = EventKind.HAND_START
-_HAND_END = EventKind.HAND_END
 
 Context = Any
 """A ``grpc.aio.ServicerContext`` for a bytes-in, bytes-out stream."""
@@ -244,7 +243,12 @@ class GrpcSeat:
         st = self.stream
         if st is None:
             return
-        if not st.results_only or _is_result(event) or _own_failure(event, self.seat):
+        if (
+            not st.results_only
+            or event.result is not None
+            or event.outcome is not None
+            or (event.failure is not None and event.failure.seat == self.seat)
+        ):
             st.send(eb.message)
 
     def _own_history(self, event: TableEvent, eb: EventBytes) -> None:
@@ -463,7 +467,7 @@ def broadcast(seats: Sequence[GrpcSeat], codec: EventCodec, event: TableEvent) -
     seat's ``notify``, in one call.
     """
     eb = codec.encode(event)
-    result = _is_result(event)
+    result = event.result is not None or event.outcome is not None  # a hand's end, the match's
     failure = event.failure
     for seat in seats:
         if seat._own is not None:
@@ -473,14 +477,3 @@ def broadcast(seats: Sequence[GrpcSeat], codec: EventCodec, event: TableEvent) -
             result or not st.results_only or (failure is not None and failure.seat == seat.seat)
         ):
             st.send(eb.message)
-
-
-def _is_result(event: TableEvent) -> bool:
-    """A hand's end or the match's: what a ``results_only`` stream receives."""
-    e = event.event
-    return event.outcome is not None or (e is not None and e[0] == _HAND_END)
-
-
-def _own_failure(event: TableEvent, seat: int) -> bool:
-    f = event.failure
-    return f is not None and f.seat == seat

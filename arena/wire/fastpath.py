@@ -231,6 +231,7 @@ _HAND_START = EventKind.HAND_START
 _GRAND_TICHU = EventKind.GRAND_TICHU
 _TICHU_K = EventKind.TICHU
 _EXCHANGE = EventKind.EXCHANGE
+_HAND_END = EventKind.HAND_END
 
 # ----------------------------------------------------------------------------- framing
 
@@ -554,15 +555,17 @@ class FastPath:
 
     # ------------------------------------------------------------------ events
 
-    def event(self, e: Event, seq: int, hand: int) -> bytes | None:
-        """The serialized ``Event`` of rules event ``e`` numbered ``seq`` in hand ``hand``
-        (from 1), or ``None`` for a ``HAND_END`` (its result goes through the message)."""
+    def event(self, e: Event, seq: int, hand: int) -> EventBytes | None:
+        """Rules event ``e`` numbered ``seq`` in hand ``hand`` (from 1), framed for the stream
+        and the history; ``None`` for a ``HAND_END`` (its result goes through the message)."""
         k = e[0]
         seat = e[1]
         if k == _PLAY:
             play = e[2]
             assert play is not None
-            kind = self.entry(seat, play, e[3])
+            kind = _SEAT_FIELD[seat] + self.play_fields[play]
+            if e[3]:
+                kind += _OUT_OF_TURN
             kind = _PLAYED_EV + varint(len(kind)) + kind
         elif k == _PASS:
             kind = _PASSED[seat]
@@ -573,7 +576,17 @@ class FastPath:
             if e[5]:
                 kind += _WON_CARDS + e[5].to_bytes(8, "little")
             kind = _TRICK_WON + varint(len(kind)) + kind
-        elif k in _SEAT_VALUE:  # seat = 1, value = 2 (place, rank or receiving seat)
+        elif k == _TICHU_K:
+            kind = _TICHU_CALLED[seat]
+        elif k == _EXCHANGE:
+            kind = _EXCHANGE_DONE
+        elif k == _HAND_START:
+            kind = _HAND_STARTED
+        elif k == _GRAND_TICHU:
+            kind = _REVEALED + _ONE_BYTE[len(_CALLED) + 4] + _CALLED + bytes(e.called)
+        elif k == _HAND_END:
+            return None
+        else:  # seat = 1, value = 2 (place, rank or receiving seat)
             field, seats, value = _SEAT_VALUE[k]
             kind = seats[seat]
             if e[3]:
@@ -584,17 +597,7 @@ class FastPath:
                 if e[5]:
                     kind += _GIVEN_CARDS + e[5].to_bytes(8, "little")
             kind = field + varint(len(kind)) + kind
-        elif k == _TICHU_K:
-            kind = _TICHU_CALLED[seat]
-        elif k == _EXCHANGE:
-            kind = _EXCHANGE_DONE
-        elif k == _HAND_START:
-            kind = _HAND_STARTED
-        elif k == _GRAND_TICHU:
-            kind = _REVEALED + _ONE_BYTE[len(_CALLED) + 4] + _CALLED + bytes(e.called)
-        else:
-            return None
-        return _join(
+        body = _join(
             (
                 _EV_SEQ if seq else b"",
                 varint(seq) if seq else b"",
@@ -603,6 +606,8 @@ class FastPath:
                 kind,
             )
         )
+        n = varint(len(body))
+        return EventBytes(_join((_MSG_EVENT, n, body)), _join((_HISTORY, n, body)))
 
 
 FAST = FastPath()
