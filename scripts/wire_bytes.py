@@ -22,11 +22,18 @@ from typing import Any
 from arena.referee import MatchConfig, Referee
 from arena.referee.policy import FailureKind, FailurePolicy
 from arena.referee.seat import Answer, Decision, MatchInfo
-from arena.rules import Exchange, Options, Phase, cards_of
+from arena.rules import Exchange, Match, Options, Phase, cards_of
+from arena.rules.position import position
 from arena.server.codec import request_bytes
 from arena.server.seat import EventCodec
 
 OPTIONS = (Options(hands=3), Options.turnier(), Options(hands=2, grand_tichu=False))
+POSITIONS = (  # matches started from a position, as ``arena check-bot`` plays them
+    {"hands": ["Dg 9j 3s", "6j 6s 6p 6t 2s", "3j Kp", "4j 5p"], "to_act": 0, "grand": [1]},
+    {"hands": ["9j 2s", "3s Ph", "Kj Ks", "Tp Jp Dr"], "trick": [(2, "5j")], "to_act": 3},
+    {"hands": ["Mj 9j 8p", "8j 8s", "2j Aj", "3j"], "to_act": 0, "tichu": [2]},
+    {"hands": ["9j", "8j 8s 4t", "2j", "3j Qs"], "trick": [(0, "Mj")], "to_act": 1, "wish": 8},
+)
 
 
 class Recorder:
@@ -67,8 +74,8 @@ class Recorder:
         return Answer(rng.choice(obs.legal), call)
 
 
-async def play(seed: int) -> dict[str, Any]:
-    options = OPTIONS[seed % len(OPTIONS)]
+async def play(seed: int, start: Match | None = None) -> dict[str, Any]:
+    options = OPTIONS[seed % len(OPTIONS)] if start is None else start.options
     codec = EventCodec(options.tournament)
     log: dict[str, Any] = {
         "requests": hashlib.sha256(),
@@ -77,7 +84,8 @@ async def play(seed: int) -> dict[str, Any]:
         "event_count": 0,
     }
     seats = [Recorder(codec, seed, s, log) for s in range(4)]
-    config = MatchConfig(options=options, seed=seed, policy=FailurePolicy(max_strikes=1000))
+    policy = FailurePolicy(max_strikes=1000)
+    config = MatchConfig(options=options, seed=seed, policy=policy, start=start)
     await Referee(seats, config).run()
     return log
 
@@ -99,7 +107,14 @@ def main() -> None:
             log["event_count"],
             log["events"].hexdigest(),
         )
-    print(f"total: {args.matches} matches, {requests} requests, {events} events")
+    for i, spec in enumerate(POSITIONS):
+        start = position(**spec, options=Options(hands=1))  # type: ignore[arg-type]
+        log = asyncio.run(play(i, start))
+        requests += log["request_count"]
+        events += log["event_count"]
+        print("position", i, log["request_count"], log["requests"].hexdigest())
+    print(f"total: {args.matches} matches and {len(POSITIONS)} positions,", end=" ")
+    print(f"{requests} requests, {events} events")
 
 
 if __name__ == "__main__":

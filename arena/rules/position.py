@@ -23,7 +23,7 @@ from arena.rules.cards import (
     parse_cards,
 )
 from arena.rules.combos import Play, beats, parse_play, readings
-from arena.rules.events import Event, EventKind, called_mask
+from arena.rules.events import Event, EventKind
 from arena.rules.state import Deal, Match, Options, team_of
 
 __all__ = ["position"]
@@ -131,9 +131,7 @@ def position(
 
     # Events: what the seats have seen, as far as the position tells.
     events = [Event(EventKind.HAND_START, -1, None, 0)]
-    if opts.grand_tichu:
-        called = [s in grand for s in range(4)]
-        events.append(Event(EventKind.GRAND_TICHU, -1, None, called_mask(called)))
+    # Grand Tichu calls show in ``grand``: a position's events hold no reveal.
     events.append(Event(EventKind.EXCHANGE, -1))
     events += [Event(EventKind.TICHU, s) for s in sorted(set(tichu))]
     last_play = {s: i for i, (s, _) in enumerate(table)}
