@@ -16,8 +16,8 @@ import argparse
 import asyncio
 import time
 
-from arena.referee import EventType, TableEvent, TimeControl
-from arena.rules import Options
+from arena.referee import TableEvent, TimeControl
+from arena.rules import EventKind, Options
 from arena.server import ArenaServer, Table, TableSpec
 from arena.server.bots import play_table
 from arena.server.manifest import resolve_bot
@@ -62,7 +62,8 @@ async def measure(bot: str, hands: int, pace: bool) -> tuple[float, float, int, 
         now = time.perf_counter()
         ref = tables[0].referee if tables else None
         count = ref.forced if ref is not None else 0
-        if ev.type is EventType.PASSED and ev.seat != 0 and last[0]:
+        e = ev.event
+        if e is not None and e.kind == EventKind.PASS and e.seat != 0 and last[0]:
             (forced if count != last[1] else asked).append(now - last[0])
         last[0], last[1] = now, count
 

@@ -56,20 +56,14 @@ from typing import Any
 
 import grpc
 
-from arena.rules import Action, Observation, Options
+from arena.rules import Observation, Options
 from arena.runtime.aio import run as run_loop
 from arena.runtime.aio import tune_gc
 from arena.wire import PROTOCOL_VERSION, pb
-from arena.wire.convert import (
-    AnswerError,
-    HistoryCache,
-    decode_answer,
-    decode_options,
-    decode_request,
-    decode_scores,
-    default_answer,
-    encode_answer,
-)
+from arena.wire.answer import AnswerError, decode_answer, encode_answer
+from arena.wire.events import HistoryCache
+from arena.wire.request import decode_request
+from arena.wire.values import decode_options, decode_scores
 from sdk.bot import Bot
 
 __all__ = ["CHANNEL_OPTIONS", "BotClient", "BotError", "ClientConfig", "load_bot", "main", "run"]
@@ -195,7 +189,7 @@ class BotClient:
             if config.threaded
             else None
         )
-        self._busy: concurrent.futures.Future[tuple[Action, bool, Fault]] | None = None
+        self._busy: concurrent.futures.Future[tuple[pb.Action, Fault]] | None = None
         self._alarm = False
         self._open: tuple[pb.DecisionRequest, Observation, bool] | None = None
 
@@ -361,7 +355,7 @@ class BotClient:
         self._open = (req, obs, True)
         self.bot_errors += 1
         fault = (pb.FAILURE_KIND_BAD_ANSWER, f"rejected by the referee: {err.message}")
-        await call.write(self._answer_msg(req, obs, default_answer(obs), False, fault))
+        await call.write(self._answer_msg(req, _default(obs), fault))
 
     # ------------------------------------------------------------------ decisions
 
@@ -379,13 +373,13 @@ class BotClient:
         self.bot.deadline_ms = float(req.deadline_ms)
         self.bot.time_left_ms = max(0.0, budget * 1000.0)
         if self._pool is None:
-            action, call_tichu, fault = self._ask_inline(obs, received + budget)
+            answer, fault = self._ask_inline(obs, received + budget)
         else:
-            action, call_tichu, fault = await self._ask_threaded(obs, received + budget)
+            answer, fault = await self._ask_threaded(obs, received + budget)
         self._open = (req, obs, False)
-        await call.write(self._answer_msg(req, obs, action, call_tichu, fault))
+        await call.write(self._answer_msg(req, answer, fault))
 
-    def _ask_inline(self, obs: Observation, until: float) -> tuple[Action, bool, Fault]:
+    def _ask_inline(self, obs: Observation, until: float) -> tuple[pb.Action, Fault]:
         """Asks the bot in this thread, under an alarm that interrupts it at ``until``."""
         left = until - time.monotonic()
         armed = self._alarm and left > 0
@@ -403,13 +397,13 @@ class BotClient:
 
     def _late(
         self, obs: Observation, why: str = "did not answer in time"
-    ) -> tuple[Action, bool, Fault]:
+    ) -> tuple[pb.Action, Fault]:
         self.bot_errors += 1
         where = f"hand {obs.hand_no + 1}, {obs.phase.name.lower()} decision"
         log.error("the bot %s (%s): default answer", why, where)
-        return default_answer(obs), False, (pb.FAILURE_KIND_LATE, f"{why} ({where})")
+        return _default(obs), (pb.FAILURE_KIND_LATE, f"{why} ({where})")
 
-    async def _ask_threaded(self, obs: Observation, until: float) -> tuple[Action, bool, Fault]:
+    async def _ask_threaded(self, obs: Observation, until: float) -> tuple[pb.Action, Fault]:
         assert self._pool is not None
         busy = self._busy
         if busy is not None and not busy.done():
@@ -425,12 +419,17 @@ class BotClient:
         except TimeoutError:
             return self._late(obs)
 
-    def _ask(self, obs: Observation) -> tuple[Action, bool, Fault]:
-        """Asks the bot, in the client's call order; a failure gives the default answer."""
+    def _ask(self, obs: Observation) -> tuple[pb.Action, Fault]:
+        """Asks the bot, in the client's call order; a failure gives the default answer.
+
+        Returns the answer encoded once, checked as the referee checks it (index, cards,
+        exchange, Tichu flag), and why the SDK answered for the bot (``None``: it did not);
+        the request's ids are filled in when it is sent.
+        """
         try:
             action, call_tichu = self.bot.answer(obs)
-            # The same check the referee makes: index, cards, exchange, Tichu flag.
-            decode_answer(encode_answer(action, obs, call_tichu), obs)
+            msg = encode_answer(action, obs, call_tichu and obs.may_call_tichu)
+            decode_answer(msg, obs)
         except Exception as e:
             self.bot_errors += 1
             where = f"hand {obs.hand_no + 1}, {obs.phase.name.lower()}, seat {obs.seat}"
@@ -442,27 +441,18 @@ class BotClient:
                 fault = (pb.FAILURE_KIND_EXCEPTION, f"{type(e).__name__}: {e} ({where})")
             if self.config.strict:
                 raise BotError(f"{where}: {e}") from e
-            return default_answer(obs), False, fault
-        return action, call_tichu, None
+            return _default(obs), fault
+        return msg, None
 
+    @staticmethod
     def _answer_msg(
-        self,
-        req: pb.DecisionRequest,
-        obs: Observation,
-        action: Action,
-        call_tichu: bool,
-        fault: Fault = None,
+        req: pb.DecisionRequest, answer: pb.Action, fault: Fault = None
     ) -> pb.BotMessage:
+        """The answer to ``req`` as sent: the request's ids, and the SDK's fault if any."""
+        answer.request_id = req.request_id
+        answer.state_seq = req.state_seq
         msg = pb.BotMessage()
-        msg.action.CopyFrom(
-            encode_answer(
-                action,
-                obs,
-                call_tichu and obs.may_call_tichu,
-                request_id=req.request_id,
-                state_seq=req.state_seq,
-            )
-        )
+        msg.action.CopyFrom(answer)
         if fault is not None:
             kind, detail = fault
             msg.action.fault.kind = kind  # type: ignore[assignment]
@@ -513,6 +503,11 @@ def _parser(with_bot: bool) -> argparse.ArgumentParser:
     )
     p.add_argument("--log-level", default="INFO", help="DEBUG, INFO, WARNING or ERROR")
     return p
+
+
+def _default(obs: Observation) -> pb.Action:
+    """The default answer to ``obs`` as a wire answer (no Tichu call)."""
+    return encode_answer(default_action(obs), obs)
 
 
 def load_bot(spec: str) -> Bot:

@@ -39,8 +39,6 @@ from arena.rules import (
     BEFORE_COLLECT,
     CALL_TICHU,
     CARD_POINTS,
-    DOG_BIT,
-    DOG_K,
     FOUR_BOMB,
     MAHJONG,
     PASS,
@@ -85,11 +83,12 @@ _RETRIES = 20  # attempts at a deal that honours every inferred void before drop
 
 
 class PublicHistory:
-    """What the public events of the current hand imply, replayed once.
+    """What the public events of the current hand imply, read once.
 
     Attributes:
         played_by: The cards each seat has played.
-        won: The cards in each seat's won pile.
+        won: The cards in each seat's won pile, as the ``TRICK_WON`` and ``DRAGON_GIFT``
+            events say.
         passes: Passes since the last play of the running trick.
         last_passer: The seat that passed last in the running trick (-1 if none).
         first_leader: The seat that made the hand's first play (-1 before it).
@@ -106,10 +105,8 @@ class PublicHistory:
         self.last_passer = -1
         self.first_leader = -1
         top: Play | None = None
-        trick_cards = 0
         wish = 0
-        out: list[int] = []
-        for i, e in enumerate(events):
+        for e in events:
             k = e.kind
             s = e.seat
             if k == EventKind.PLAY:
@@ -128,20 +125,7 @@ class PublicHistory:
                     # In turn, a seat holding the wished rank must play it when it can; a
                     # single of that rank can always be led and beats a lower single.
                     self.voids[s] |= wished
-                if play.kind == DOG_K:
-                    gone = set(out)
-                    nxt = events[i + 1] if i + 1 < len(events) else None
-                    if nxt is not None and nxt.kind == EventKind.OUT and nxt.seat == s:
-                        gone.add(s)
-                    leader = (s + 2) & 3
-                    while leader in gone:
-                        leader = (leader + 1) & 3
-                    self.won[leader] |= DOG_BIT
-                    top = None
-                    trick_cards = 0
-                else:
-                    top = play
-                    trick_cards |= play.cards
+                top = play
                 self.passes = 0
                 self.last_passer = -1
             elif k == EventKind.PASS:
@@ -153,14 +137,11 @@ class PublicHistory:
                 wish = e.value
             elif k == EventKind.WISH_FULFILLED:
                 wish = 0
-            elif k == EventKind.TRICK_WON:
-                self.won[s] |= trick_cards
-                trick_cards = 0
+            elif k == EventKind.TRICK_WON or k == EventKind.DRAGON_GIFT:
+                self.won[e.value if k == EventKind.DRAGON_GIFT else s] |= e.cards
                 top = None
                 self.passes = 0
                 self.last_passer = -1
-            elif k == EventKind.OUT:
-                out.append(s)
 
 
 class Determinizer:

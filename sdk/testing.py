@@ -5,7 +5,7 @@ seats are asked the simultaneous decisions (Grand Tichu, exchange) from views ta
 any answer is applied, as the referee asks them; then, for every decision,
 ``call_tichu`` (only when a call is allowed), then ``act``. A bad answer raises
 ``IllegalAnswer`` naming the bot, the seat, the decision and the answer. ``wire=True`` also
-sends every view and answer through the wire encoding (``arena.wire.convert``), so a bot
+sends every view and answer through the wire encoding (``arena.wire``), so a bot
 sees exactly what it would see over gRPC.
 
 ``check_bot_local(bot)`` is a conformance check: the bot plays every seat against random
@@ -31,7 +31,8 @@ from arena.rules import (
     cards_of,
     observe,
 )
-from arena.wire.convert import decode_answer, decode_request, encode_answer, encode_request
+from arena.wire.answer import decode_answer, encode_answer
+from arena.wire.request import decode_request, encode_request
 from sdk.bot import Bot
 
 __all__ = ["IllegalAnswer", "RandomBot", "check_bot_local", "play_local"]

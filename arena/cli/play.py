@@ -24,7 +24,6 @@ from rich.table import Table
 
 from arena.cli.event import print_failures
 from arena.referee import (
-    EventType,
     FailurePolicy,
     GiveUp,
     InProcessSeat,
@@ -324,7 +323,7 @@ class _Progress:
     def __call__(self, ev: TableEvent) -> None:
         if self.quiet:
             return
-        if ev.type is EventType.HAND_END and ev.result is not None:
+        if ev.result is not None:
             r = ev.result
             first = self.names[r.out[0]] + (" (1-2)" if r.double_victory >= 0 else "")
             a, b = r.score
@@ -333,7 +332,7 @@ class _Progress:
                 f"hand {ev.hand:>2}  A {a:+5d}  B {b:+5d}  total {total:<11}  first out {first}",
                 highlight=False,
             )
-        elif ev.type is EventType.FAILURE and ev.failure is not None:
+        elif ev.failure is not None:
             f = ev.failure
             console.print(
                 f"[yellow]hand {f.hand}: {escape(self.names[f.seat])} (seat {f.seat}):"

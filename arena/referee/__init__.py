@@ -18,25 +18,23 @@ from arena.referee.policy import (
     GiveUp,
     Termination,
     TimeControl,
-    default_action,
 )
 from arena.referee.record import MatchRecord
 from arena.referee.seat import (
     Answer,
     Decision,
-    EventType,
     InProcessSeat,
     MatchInfo,
     MatchOutcome,
     Seat,
     TableEvent,
 )
+from arena.rules.observe import default_action
 
 __all__ = [
     "Adjudicator",
     "Answer",
     "Decision",
-    "EventType",
     "Failure",
     "FailureKind",
     "FailureOutcome",

@@ -2,8 +2,9 @@
 
 ``Referee(seats, config).run()`` plays one match and returns a ``MatchRecord``. It asks the
 seat to act for each decision (the four seats at once for Grand Tichu and the exchange),
-applies the answer through the rules core, and sends every public event to every seat in the
-wire's vocabulary (``TableEvent``), numbered by the table's ``state_seq``.
+applies the answer through the rules core, and sends every public event of the rules core
+(``Match.events``) to every seat as a ``TableEvent``, numbered by the table's ``state_seq``;
+its own events are the failures and the match's end.
 
 * **Forced actions.** With ``skip_forced`` (the default) a decision with exactly one legal
   answer, for a seat that may not call Tichu, is applied without asking: in practice the
@@ -40,13 +41,11 @@ from arena.referee.policy import (
     GiveUp,
     Termination,
     cap_text,
-    default_action,
 )
 from arena.referee.record import MatchRecord
 from arena.referee.seat import (
     Answer,
     Decision,
-    EventType,
     MatchInfo,
     MatchOutcome,
     Seat,
@@ -57,6 +56,7 @@ from arena.rules import (
     CALL_TICHU,
     PASS,
     Action,
+    Event,
     EventKind,
     IllegalActionError,
     Match,
@@ -65,30 +65,16 @@ from arena.rules import (
     Play,
     observe,
 )
-from arena.rules.cards import DOG_BIT
-from arena.rules.state import Event
+from arena.rules.observe import default_action
 
 PACE_SAMPLES = 32
 """Recent asked passes per seat whose answer times a forced action's delay is drawn from."""
 
 _PASS_KIND = PASS.kind
 _PACE_SPIN = 0.002
-_PLAY = EventKind.PLAY
-_PASS = EventKind.PASS
-_OUT = EventKind.OUT
-_GRAND = EventKind.GRAND_TICHU
-_TRICK_WON = EventKind.TRICK_WON
-_DRAGON_GIFT = EventKind.DRAGON_GIFT
 _HAND_END = EventKind.HAND_END
-_SIMPLE: dict[int, EventType] = {
-    EventKind.TICHU: EventType.TICHU_CALLED,
-    EventKind.PASS: EventType.PASSED,
-    EventKind.WISH: EventType.WISH_MADE,
-    EventKind.WISH_FULFILLED: EventType.WISH_FULFILLED,
-    EventKind.OUT: EventType.PLAYER_OUT,
-    EventKind.EXCHANGE: EventType.EXCHANGE_DONE,
-    EventKind.HAND_START: EventType.HAND_STARTED,
-}
+_new = tuple.__new__
+_NO_SCORES = (0, 0)
 
 
 class _Stop(Exception):
@@ -126,8 +112,7 @@ class Referee:
         self.defaults = 0
         self.bank = [cfg.time.bank_ms_per_hand] * 4
         self._hand = 0  # rules hand index whose events were last read
-        self._read = 0  # rules events of that hand already turned into table events
-        self._trick_cards = 0
+        self._read = 0  # rules events of that hand already sent
         self._decision_ms = cfg.time.decision_ms
         self._grace: dict[int, asyncio.TimerHandle] = {}
         self._paces = [deque[float](maxlen=PACE_SAMPLES) for _ in range(4)]  # seconds
@@ -189,7 +174,8 @@ class Referee:
                 handle.cancel()
             self._grace.clear()
         self._outcome = outcome
-        self._publish(EventType.MATCH_END, -1, outcome=outcome)
+        self.seq += 1
+        self._send(TableEvent(self.seq, self.match.hand_no + 1, outcome=outcome))
         return MatchRecord.of(
             self.match,
             cfg,
@@ -357,9 +343,6 @@ class Referee:
                 answer = fut.result()
                 self._settle(s, obs[s], answer, False)
                 self._time(at, s, answer.elapsed_ms, before[s])
-        if phase is Phase.GRAND_TICHU and not m.over:
-            called = (m.grand[0], m.grand[1], m.grand[2], m.grand[3])
-            self._publish(EventType.GRAND_TICHU_REVEALED, -1, called=called)
 
     def _log_mark(self, s: int) -> int:
         return -1 if self.log_size is None else self.log_size(s)
@@ -434,10 +417,6 @@ class Referee:
     def _apply(self, s: int, action: Action) -> None:
         m = self.match
         assert m.seat == s, f"seat {s} answered but seat {m.seat} is to act"
-        cards = m.trick_cards
-        if type(action) is Play:
-            cards |= action.cards
-        self._trick_cards = cards
         m.apply(action)
         self._publish_new()
 
@@ -504,11 +483,7 @@ class Referee:
         if not private:
             self.seq += 1
         only = s if private else -1
-        self._send(
-            TableEvent(
-                self.seq, m.hand_no + 1, EventType.FAILURE, s, failure=failure, only_seat=only
-            )
-        )
+        self._send(TableEvent(self.seq, m.hand_no + 1, failure=failure, only_seat=only))
 
     def _halt(self, termination: Termination, detail: str, seat: int) -> None:
         """Ends the match at the next opportunity: at once if the loop is waiting."""
@@ -520,10 +495,6 @@ class Referee:
             task.cancel()
 
     # ------------------------------------------------------------------ events
-
-    def _publish(self, type_: EventType, seat: int, **fields: Any) -> None:
-        self.seq += 1
-        self._send(TableEvent(self.seq, self.match.hand_no + 1, type_, seat, **fields))
 
     def _send(self, ev: TableEvent) -> None:
         if self.watch is not None:
@@ -538,92 +509,40 @@ class Referee:
                 seat.notify(ev)
 
     def _publish_new(self) -> None:
-        """Turns the rules events since the last call into table events and sends them."""
+        """Sends the rules events since the last call, numbered."""
         m = self.match
         k = self._hand
         if k != m.hand_no:
-            self._translate(m.log[k], k)
+            self._send_events(m.log[k], k)
             self._hand = k = m.hand_no
             self._read = 0
             self.bank = [self.config.time.bank_ms_per_hand] * 4
         if len(m.events) > self._read:
-            self._translate(m.events, k)
+            self._send_events(m.events, k)
 
-    def _translate(self, events: Sequence[Event], k: int) -> None:
-        """Sends rules events ``events[self._read:]`` of hand ``k`` as table events.
-
-        The wire has one event where the rules core has two (a Dragon gift and the trick it
-        gives; the four Grand Tichu calls, revealed by ``_simultaneous``), and one the rules
-        core leaves implicit (the Dog's trick, taken at once by its player for 0 points).
-        """
+    def _send_events(self, events: Sequence[Event], k: int) -> None:
+        """Sends ``events[self._read:]`` of hand ``k`` as they are, each with its number."""
         hand = k + 1
         i = self._read
-        n = len(events)
-        self._read = n
+        self._read = len(events)
         send = self._send
-        while i < n:
-            e = events[i]
-            i += 1
-            kind = e.kind
-            if kind == _GRAND:
-                continue
-            self.seq += 1
-            seq = self.seq
-            if kind == _PLAY:
-                play = e.play
-                assert play is not None
-                send(TableEvent(seq, hand, EventType.PLAYED, e.seat, play, e.value == 1))
-                if play.cards == DOG_BIT:
-                    while i < n and events[i].kind == _OUT:
-                        self.seq += 1
-                        out = events[i]
-                        send(
-                            TableEvent(
-                                self.seq, hand, EventType.PLAYER_OUT, out.seat, value=out.value
-                            )
-                        )
-                        i += 1
-                    self.seq += 1
-                    send(TableEvent(self.seq, hand, EventType.TRICK_WON, e.seat, cards=DOG_BIT))
-            elif kind == _PASS:
-                send(TableEvent(seq, hand, EventType.PASSED, e.seat))
-            elif kind == _TRICK_WON:
-                cards = self._trick_cards
-                send(
-                    TableEvent(
-                        seq, hand, EventType.TRICK_WON, e.seat, None, False, 0, e.value, cards
-                    )
-                )
-            elif kind == _DRAGON_GIFT:
-                points = 0
-                if i < n and events[i].kind == _TRICK_WON:
-                    points = events[i].value
-                    i += 1
-                send(
-                    TableEvent(
-                        seq,
-                        hand,
-                        EventType.DRAGON_GIVEN,
-                        e.seat,
-                        value=e.value,
-                        points=points,
-                        cards=self._trick_cards,
-                    )
-                )
-            elif kind == _HAND_END:  # no later hand has ended: the totals are the match's
+        seq = self.seq
+        for e in events[i:]:
+            seq += 1
+            if e[0] == _HAND_END:  # no later hand has ended: the totals are the match's
                 m = self.match
-                send(
-                    TableEvent(
-                        seq,
-                        hand,
-                        EventType.HAND_END,
-                        result=m.hand_results[k],
-                        scores=(m.scores[0], m.scores[1]),
-                        victory_points=(m.vp[0], m.vp[1]),
-                    )
+                ev = TableEvent(
+                    seq,
+                    hand,
+                    e,
+                    result=m.hand_results[k],
+                    scores=(m.scores[0], m.scores[1]),
+                    victory_points=(m.vp[0], m.vp[1]),
                 )
             else:
-                send(TableEvent(seq, hand, _SIMPLE[kind], e.seat, None, False, e.value))
+                ev = _new(TableEvent, (seq, hand, e, None, None, None, _NO_SCORES, _NO_SCORES, -1))
+            self.seq = seq
+            send(ev)
 
     # ------------------------------------------------------------------ outcomes
 

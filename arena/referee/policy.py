@@ -26,8 +26,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import IntEnum
 
-from arena.rules import Action, Exchange, Observation, Phase, cards_of
-
 TEXT_CAP = 256
 """Most bytes (UTF-8) of any text the referee writes about a failure or an error."""
 
@@ -188,20 +186,6 @@ _OUTCOME_TEXT = {
     FailureOutcome.FALLBACK_BOT: "the seat was given up to the fallback bot",
     FailureOutcome.FORFEIT: "the seat forfeits",
 }
-
-
-def default_action(obs: Observation) -> Action:
-    """The action applied when a seat gives no acceptable answer (docs/protocol.md §6).
-
-    Entry 0 of the legal list: no Grand Tichu, the pass when passing is legal (else the first
-    play listed), declining a bomb window, no wish, the Dragon trick to the next seat. For the
-    exchange, the three lowest card ids of the hand, in ascending order, to the next seat, the
-    partner and the previous seat. A default action never calls Tichu.
-    """
-    if obs.phase is Phase.EXCHANGE:
-        low = cards_of(obs.hand)
-        return Exchange(next(low), next(low), next(low))
-    return obs.legal[0]
 
 
 @dataclass

@@ -26,6 +26,7 @@ from arena.rules import (
     card_name,
     parse_card,
 )
+from arena.rules.cards import DOG_BIT
 from arena.rules.combos import rank_name
 from arena.rules.notation import action_from_json, action_to_json
 from arena.rules.state import Deal, HandResult, check_deal, deal_from_seed
@@ -239,7 +240,7 @@ def _narrate(e: Event, names: Sequence[str]) -> list[str]:
     kind = e.kind
     who = names[e.seat] if 0 <= e.seat < 4 else ""
     if kind == EventKind.GRAND_TICHU:
-        return [f"  {who} calls GRAND TICHU"]
+        return [f"  {names[s]} calls GRAND TICHU" for s in range(4) if e.called[s]]
     if kind == EventKind.TICHU:
         return [f"  {who} calls TICHU"]
     if kind == EventKind.PLAY and e.play is not None:
@@ -252,9 +253,14 @@ def _narrate(e: Event, names: Sequence[str]) -> list[str]:
     if kind == EventKind.WISH_FULFILLED:
         return [f"  wish for {rank_name(e.value)} fulfilled by {who}"]
     if kind == EventKind.TRICK_WON:
-        return [f"  -> {who} takes the trick ({e.value} points)"]
+        if e.cards == DOG_BIT:
+            return []  # the Dog's lead: told by its play
+        return [f"  -> {who} takes the trick ({e.points} points)"]
     if kind == EventKind.DRAGON_GIFT:
-        return [f"  {who} gives the Dragon trick to {names[e.value]}"]
+        return [
+            f"  {who} gives the Dragon trick to {names[e.value]}",
+            f"  -> {names[e.value]} takes the trick ({e.points} points)",
+        ]
     if kind == EventKind.OUT:
         return [f"  {who} is out ({_place(e.value)})"]
     return []

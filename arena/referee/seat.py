@@ -12,7 +12,6 @@ from __future__ import annotations
 import time
 import traceback
 from dataclasses import dataclass
-from enum import IntEnum
 from typing import NamedTuple, Protocol
 
 from arena.referee.player import FallbackPlayer, Player
@@ -23,26 +22,7 @@ from arena.referee.policy import (
     Termination,
     TimeControl,
 )
-from arena.rules import Action, HandResult, Mask, Observation, Options, Play
-
-
-class EventType(IntEnum):
-    """Public event types; the numbers are the wire ``Event.kind`` field numbers."""
-
-    HAND_STARTED = 3
-    GRAND_TICHU_REVEALED = 4
-    TICHU_CALLED = 5
-    EXCHANGE_DONE = 6
-    PLAYED = 7
-    PASSED = 8
-    WISH_MADE = 9
-    WISH_FULFILLED = 10
-    TRICK_WON = 11
-    DRAGON_GIVEN = 12
-    PLAYER_OUT = 13
-    HAND_END = 14
-    MATCH_END = 15
-    FAILURE = 16
+from arena.rules import Action, Event, HandResult, Observation, Options
 
 
 @dataclass(frozen=True)
@@ -59,34 +39,24 @@ class MatchOutcome:
 
 
 class TableEvent(NamedTuple):
-    """One public event of a table, in the wire's vocabulary (docs/protocol.md §12).
+    """One numbered event of a table (docs/protocol.md §12).
 
-    ``seq`` is the table's ``state_seq`` after the event and ``hand`` counts from 1. Which
-    other fields are set depends on ``type``: ``seat`` (the seat concerned; the giver for
-    ``DRAGON_GIVEN``), ``play`` and ``out_of_turn`` (``PLAYED``), ``value`` (the wish rank,
-    the place of ``PLAYER_OUT``, the receiving seat of ``DRAGON_GIVEN``), ``points`` and
-    ``cards`` (a trick's card points and cards), ``called`` (Grand Tichu calls by seat),
-    ``result``, ``scores`` and ``victory_points`` (``HAND_END``: the hand, and the cumulative
-    team scores and victory points after it),
-    ``failure`` and ``outcome``. ``only_seat`` is the one seat allowed to receive the event
-    (a failure about a bomb window, whose existence is private), or -1 for every seat.
+    ``seq`` is the table's ``state_seq`` after the event and ``hand`` counts from 1.
+    ``event`` is a public event of the rules core (``Match.events``, as every seat sees it)
+    or ``None`` for the referee's own: a ``failure`` or the match's ``outcome``. A
+    ``HAND_END`` event comes with the hand's ``result`` and the cumulative team ``scores``
+    and ``victory_points`` after it. ``only_seat`` is the one seat allowed to receive the
+    event (a failure about a bomb window, whose existence is private), or -1 for every seat.
     """
 
     seq: int
     hand: int
-    type: EventType
-    seat: int = -1
-    play: Play | None = None
-    out_of_turn: bool = False
-    value: int = 0
-    points: int = 0
-    cards: Mask = 0
-    called: tuple[bool, ...] = ()
+    event: Event | None = None
+    failure: Failure | None = None
+    outcome: MatchOutcome | None = None
     result: HandResult | None = None
     scores: tuple[int, int] = (0, 0)
     victory_points: tuple[int, int] = (0, 0)
-    failure: Failure | None = None
-    outcome: MatchOutcome | None = None
     only_seat: int = -1
 
 
@@ -178,7 +148,7 @@ class InProcessSeat:
 
     def notify(self, event: TableEvent) -> None:
         """Calls the bot's ``on_match_end`` hook at the end of the match."""
-        if event.type is EventType.MATCH_END and event.outcome is not None:
+        if event.outcome is not None:
             self.bot.on_match_end(event.outcome.scores)
 
     async def decide(self, decision: Decision) -> Answer:

@@ -69,15 +69,14 @@ from arena.rules.combos import (
     readings,
 )
 from arena.rules.errors import ArenaError, IllegalActionError, InvalidActionError
-from arena.rules.observe import Observation, observe
+from arena.rules.events import Event, EventKind
+from arena.rules.observe import Observation, TrickEntry, default_action, observe
 from arena.rules.position import format_position, parse_position
 from arena.rules.scoring import HandScore, failed_bet, score_hand, victory_points
 from arena.rules.state import (
     AFTER_PLAY,
     BEFORE_COLLECT,
     Deal,
-    Event,
-    EventKind,
     HandResult,
     Match,
     Options,
@@ -142,6 +141,7 @@ __all__ = [
     "Options",
     "Phase",
     "Play",
+    "TrickEntry",
     "Wish",
     "beats",
     "bot_seed",
@@ -150,6 +150,7 @@ __all__ = [
     "cards_of",
     "combinations",
     "deal_from_seed",
+    "default_action",
     "failed_bet",
     "format_cards",
     "format_position",

@@ -3,17 +3,32 @@
 During a simultaneous decision (Grand Tichu, the exchange) every seat that has still to
 answer sees itself to act, with its own legal answers and Tichu right: the view the four
 seats are asked from before any answer is applied.
+
+``observe(match, seat)`` builds it; ``default_action(obs)`` is the answer the referee applies
+(and the SDK sends) when a seat gives none.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, NamedTuple
 
 from arena.rules.actions import Action, Exchange, Phase
-from arena.rules.cards import Mask, points_of
-from arena.rules.combos import Play
-from arena.rules.state import Event, Match, Options
+from arena.rules.cards import MAHJONG_BIT, Mask, cards_of, points_of
+from arena.rules.combos import PASS, Play
+from arena.rules.events import Event, EventKind
+from arena.rules.state import Match, Options
+
+_new = tuple.__new__
+
+
+class TrickEntry(NamedTuple):
+    """One turn of the running trick: the seat, its play (``PASS`` for a pass), out of turn."""
+
+    seat: int
+    play: Play
+    out_of_turn: bool = False
 
 
 @dataclass(frozen=True)
@@ -24,6 +39,12 @@ class Observation:
     seat (empty until the exchange is complete). ``legal`` lists the answers of the seat to
     act (empty for the others); for the exchange, where any three different cards of the
     hand are an answer, it is left empty rather than listing all 2,184 choices.
+
+    ``entries`` is the running trick turn by turn, passes included (``trick`` lists its
+    plays only). ``turn`` is the seat that plays next if nobody bombs: in a turn the seat to
+    act; after a play (its bomb window, the wish) the seat due next; once the trick is over
+    (the bomb window after its last pass, the Dragon gift) the seat that leads the next one;
+    -1 before the play phase.
     """
 
     seat: int
@@ -46,11 +67,31 @@ class Observation:
     events: tuple[Event, ...]
     legal: tuple[Action, ...]
     may_call_tichu: bool
+    entries: tuple[TrickEntry, ...] = ()
+    turn: int = -1
 
     @property
     def top(self) -> Play | None:
         """The play to beat, or ``None`` when the table is empty."""
         return self.trick[-1][1] if self.trick else None
+
+    @property
+    def leader(self) -> int:
+        """The seat that led the running trick, or -1 when the table is empty."""
+        return self.trick[0][0] if self.trick else -1
+
+    @property
+    def trick_points(self) -> int:
+        """The card points of the running trick."""
+        cards = 0
+        for _, p in self.trick:
+            cards |= p[3]
+        return points_of(cards)
+
+    @property
+    def mahjong_played(self) -> bool:
+        """Whether the Mah Jong has been played this hand (``wish == 0`` then: none or met)."""
+        return bool(self.played & MAHJONG_BIT)
 
     @property
     def unseen(self) -> Mask:
@@ -68,7 +109,7 @@ _blank = object.__new__
 
 
 def new_observation(*values: Any) -> Observation:
-    """``Observation(*values)``, all twenty fields in order, at half the cost.
+    """``Observation(*values)``, all its fields in order, at half the cost.
 
     A frozen dataclass sets each field through ``object.__setattr__``; this fills the new
     instance's ``__dict__`` at once. Every decision builds an observation (the referee's
@@ -105,6 +146,72 @@ class _WonPoints(dict[tuple[Mask, Mask, Mask, Mask], tuple[int, int, int, int]])
 
 
 _WON_POINTS = _WonPoints()
+
+
+_PLAY = EventKind.PLAY
+_PASS = EventKind.PASS
+_TRICK_ENDS = frozenset(
+    (EventKind.TRICK_WON, EventKind.DRAGON_GIFT, EventKind.EXCHANGE, EventKind.HAND_START)
+)
+_AFTER_PLAY = 0  # Match.resume: a bomb window after a play
+
+
+def trick_entries(events: Sequence[Event]) -> tuple[TrickEntry, ...]:
+    """The running trick turn by turn, read back from the hand's events to the trick's start."""
+    entries: list[TrickEntry] = []
+    add = entries.append
+    for i in range(len(events) - 1, -1, -1):
+        e = events[i]
+        k = e[0]
+        if k == _PLAY:
+            add(_new(TrickEntry, (e[1], e[2], e[3] == 1)))
+        elif k == _PASS:
+            add(_new(TrickEntry, (e[1], PASS, False)))
+        elif k in _TRICK_ENDS:
+            break
+    entries.reverse()
+    return tuple(entries)
+
+
+def _next_active(hands: Sequence[Mask], s: int) -> int:
+    for k in (1, 2, 3):
+        t = (s + k) & 3
+        if hands[t]:
+            return t
+    return -1
+
+
+def turn_of(m: Match) -> int:
+    """Who plays next in the trick if nobody bombs (see ``Observation.turn``)."""
+    ph = m.phase
+    if ph is Phase.PLAY:
+        return m.seat
+    hands = m.hands
+    if ph is Phase.BOMB_WINDOW:
+        if m.resume == _AFTER_PLAY:
+            return m.turn
+        owner = m.owner  # the last pass ends the trick: its owner leads next
+    elif ph is Phase.WISH:
+        return _next_active(hands, m.seat)
+    elif ph is Phase.DRAGON_GIFT:
+        owner = m.seat
+    else:
+        return -1
+    return owner if hands[owner] else _next_active(hands, owner)
+
+
+def default_action(obs: Observation) -> Action:
+    """The answer applied when a seat gives no acceptable one (docs/protocol.md §6).
+
+    Entry 0 of the legal list: no Grand Tichu, the pass when passing is legal (else the first
+    play listed), declining a bomb window, no wish, the Dragon trick to the next seat. For the
+    exchange, the three lowest card ids of the hand, in ascending order, to the next seat, the
+    partner and the previous seat. A default action never calls Tichu.
+    """
+    if obs.phase is Phase.EXCHANGE:
+        low = cards_of(obs.hand)
+        return _new(Exchange, (next(low), next(low), next(low)))
+    return obs.legal[0]
 
 
 def observe(match: Match, seat: int) -> Observation:
@@ -145,6 +252,7 @@ def observe(match: Match, seat: int) -> Observation:
     else:
         acting = False
         legal = ()
+    events = tuple(m.events)
     return new_observation(  # in field order
         seat,
         phase,
@@ -164,7 +272,9 @@ def observe(match: Match, seat: int) -> Observation:
         received,
         (m.scores[0], m.scores[1]),
         m.options,
-        tuple(m.events),
+        events,
         legal,
         acting and m.can_call_tichu(seat),
+        trick_entries(events) if m.trick else (),
+        m.seat if phase is Phase.PLAY else turn_of(m),
     )

@@ -28,11 +28,10 @@ from arena.rules.cards import (
     parse_cards,
 )
 from arena.rules.combos import DOG_K, Play, beats, parse_play, parse_rank, readings
+from arena.rules.events import Event, EventKind
 from arena.rules.state import (
     AFTER_PLAY,
     BEFORE_COLLECT,
-    Event,
-    EventKind,
     Match,
     Options,
     team_of,
@@ -143,7 +142,7 @@ def position(
 
     # Events: what the seats have seen, as far as the position tells.
     events = [Event(EventKind.HAND_START, -1, None, 0)]
-    events += [Event(EventKind.GRAND_TICHU, s) for s in sorted(set(grand))]
+    # Grand Tichu calls show in ``grand``: a position's events hold no reveal.
     events.append(Event(EventKind.EXCHANGE, -1))
     events += [Event(EventKind.TICHU, s) for s in sorted(set(tichu))]
     last_play = {s: i for i, (s, _) in enumerate(table)}

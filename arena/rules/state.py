@@ -19,8 +19,6 @@ import random
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import IntEnum
-from typing import NamedTuple
 
 from arena.rules.actions import (
     NO_WISH,
@@ -57,6 +55,7 @@ from arena.rules.combos import (
     readings,
 )
 from arena.rules.errors import IllegalActionError
+from arena.rules.events import Event, EventKind, called_mask
 from arena.rules.scoring import score_hand, team_of
 
 _new = tuple.__new__
@@ -81,32 +80,6 @@ class Options:
     def turnier(cls) -> Options:
         """The tournament mode: 9 hands, victory points, no Grand Tichu."""
         return cls(hands=9, grand_tichu=False, tournament=True)
-
-
-class EventKind(IntEnum):
-    """Public events of a hand, as every seat sees them."""
-
-    HAND_START = 1  # value: hand number
-    GRAND_TICHU = 2  # seat called Grand Tichu (revealed after all four decided)
-    TICHU = 3  # seat called Tichu
-    EXCHANGE = 4  # all four passed their cards
-    PLAY = 5  # seat played ``play``; value 1 when out of turn (a bomb window)
-    PASS = 6  # seat passed
-    WISH = 7  # seat wished rank ``value`` (0: no wish)
-    WISH_FULFILLED = 8  # seat played a card of the wished rank ``value``
-    TRICK_WON = 9  # seat took the trick worth ``value`` points
-    DRAGON_GIFT = 10  # seat gave a Dragon trick to seat ``value``
-    OUT = 11  # seat went out in place ``value`` (1..3)
-    HAND_END = 12  # value: hand number
-
-
-class Event(NamedTuple):
-    """One public event: its kind, the seat it concerns, a play where relevant, a number."""
-
-    kind: int
-    seat: int
-    play: Play | None = None
-    value: int = 0
 
 
 @dataclass(frozen=True)
@@ -399,7 +372,12 @@ class Match:
 
     def where(self) -> str:
         """Names the position for messages: hand, trick, seat and phase."""
-        trick = 1 + sum(1 for e in self.events if e.kind == EventKind.TRICK_WON)
+        trick = 1 + sum(
+            1
+            for e in self.events
+            if (e.kind == EventKind.TRICK_WON and e.cards != DOG_BIT)
+            or e.kind == EventKind.DRAGON_GIFT
+        )
         return (
             f"hand {self.hand_no + 1}, trick {trick}, seat {self.seat},"
             f" {self.phase.name.lower().replace('_', ' ')}"
@@ -523,7 +501,7 @@ class Match:
             if not self.can_call_tichu(s):
                 raise IllegalActionError(self._why_no_tichu(s), self.where())
             self.tichu[s] = True
-            self.events.append(_new(Event, (EventKind.TICHU, s, None, 0)))
+            self.events.append(_new(Event, (EventKind.TICHU, s, None, 0, 0, 0)))
             self.actions.append((s, action))
             return
         ph = self.phase
@@ -603,9 +581,7 @@ class Match:
         if s < 3:
             self.seat = s + 1
             return
-        for t in range(4):
-            if self.grand[t]:
-                self.events.append(Event(EventKind.GRAND_TICHU, t))
+        self.events.append(Event(EventKind.GRAND_TICHU, -1, None, called_mask(self.grand)))
         self.hands = [_mask(h) for h in self.dealt]
         self.seat = 0
         self.phase = Phase.EXCHANGE
@@ -650,19 +626,21 @@ class Match:
         if self._bombish[s]:
             self._bombish[s] = None  # a bomb may have been broken: screen again when needed
         ev = self.events
-        ev.append(_new(Event, (EventKind.PLAY, s, play, int(out_of_turn))))
+        ev.append(_new(Event, (EventKind.PLAY, s, play, int(out_of_turn), 0, 0)))
         wish = self.wish
         if wish and cards & RANK_MASKS[wish]:
             self.wish = 0
-            ev.append(_new(Event, (EventKind.WISH_FULFILLED, s, None, wish)))
+            ev.append(_new(Event, (EventKind.WISH_FULFILLED, s, None, wish, 0, 0)))
         if not hand:
             self.out.append(s)
-            ev.append(_new(Event, (EventKind.OUT, s, None, len(self.out))))
+            ev.append(_new(Event, (EventKind.OUT, s, None, len(self.out), 0, 0)))
         if play.kind == DOG_K:
             # The Dog hands the lead to the partner (or the next seat with cards after them).
             partner = (s + 2) & 3
             leader = partner if self.hands[partner] else next_active(partner, self.hands)
-            self.won[leader] |= DOG_BIT
+            # Its trick ends at once: won by the Dog's player, worth 0 points.
+            self.won[s] |= DOG_BIT
+            ev.append(_new(Event, (EventKind.TRICK_WON, s, None, 0, 0, DOG_BIT)))
             if self._hand_ended():
                 return
             self._new_trick(leader)
@@ -699,7 +677,7 @@ class Match:
             self.seat = nxt
 
     def _pass(self, s: int) -> None:
-        self.events.append(_new(Event, (EventKind.PASS, s, None, 0)))
+        self.events.append(_new(Event, (EventKind.PASS, s, None, 0, 0, 0)))
         self.passes += 1
         owner = self.owner
         hands = self.hands
@@ -745,7 +723,9 @@ class Match:
             return
         cards = self.trick_cards
         self.won[owner] |= cards
-        self.events.append(_new(Event, (EventKind.TRICK_WON, owner, None, points_of(cards))))
+        self.events.append(
+            _new(Event, (EventKind.TRICK_WON, owner, None, 0, points_of(cards), cards))
+        )
         self._after_trick(owner)
 
     def _after_trick(self, owner: int) -> None:
@@ -772,9 +752,9 @@ class Match:
         self._after_play(s)
 
     def _gift(self, s: int, to: int) -> None:
-        self.won[to] |= self.trick_cards
-        self.events.append(Event(EventKind.DRAGON_GIFT, s, None, to))
-        self.events.append(Event(EventKind.TRICK_WON, to, None, points_of(self.trick_cards)))
+        cards = self.trick_cards
+        self.won[to] |= cards
+        self.events.append(Event(EventKind.DRAGON_GIFT, s, None, to, points_of(cards), cards))
         self._after_trick(s)
 
     def _hand_ended(self) -> bool:

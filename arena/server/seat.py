@@ -28,20 +28,21 @@ import grpc
 from google.protobuf.message import DecodeError
 
 from arena.referee.policy import Failure, FailureKind, cap_text
-from arena.referee.seat import Answer, Decision, EventType, MatchInfo, TableEvent
+from arena.referee.seat import Answer, Decision, MatchInfo, TableEvent
+from arena.rules import EventKind
 from arena.server.codec import (
-    EventBytes,
     error_bytes,
     event_bytes,
     request_bytes,
     welcome_bytes,
 )
 from arena.wire import pb
-from arena.wire.convert import AnswerError, decode_answer
+from arena.wire.answer import AnswerError, decode_answer
+from arena.wire.fastpath import EventBytes
 
 _clock = time.monotonic  # answers are timed with it; the loop's clock may count whole ms (uvloop)
 _ILLEGAL_CODES = frozenset((pb.ERROR_CODE_ILLEGAL_EXCHANGE, pb.ERROR_CODE_TICHU_NOT_ALLOWED))
-_RESULTS = (EventType.HAND_END, EventType.MATCH_END)
+_HAND_START = EventKind.HAND_START
 
 Context = Any
 """A ``grpc.aio.ServicerContext`` for a bytes-in, bytes-out stream."""
@@ -212,10 +213,10 @@ class EventCodec:
         b = event_bytes(ev, self.tournament)
         self.last = ev
         self.last_bytes = b
-        t = ev.type
-        if t is EventType.HAND_STARTED:
+        e = ev.event
+        if e is not None and e[0] == _HAND_START:
             self.history = bytearray(b.history)
-        elif ev.only_seat < 0 and t is not EventType.MATCH_END:
+        elif ev.only_seat < 0 and ev.outcome is None:
             self.history += b.history
         return b
 
@@ -272,25 +273,22 @@ class GrpcSeat:
         st = self.stream
         if st is None:
             return
-        if event.failure is not None and event.seat == self.seat:
+        own = event.failure is not None and event.failure.seat == self.seat
+        if own and event.failure is not None:
             self._tell(st, event.failure)
-        if not st.results_only:
+        if not st.results_only or event.result is not None or event.outcome is not None or own:
             st.send(eb.message)
-        else:
-            t = event.type
-            if t in _RESULTS or (t is EventType.FAILURE and event.seat == self.seat):
-                st.send(eb.message)
 
     def _own_history(self, event: TableEvent, eb: EventBytes) -> None:
         """Keeps this seat's own history once a private event made it differ."""
-        t = event.type
-        if t is EventType.HAND_STARTED:
+        e = event.event
+        if e is not None and e[0] == _HAND_START:
             self._own = None
         elif event.only_seat >= 0:
             if self._own is None:
                 self._own = bytearray(self.codec.history)
             self._own += eb.history
-        elif t is not EventType.MATCH_END:
+        elif event.outcome is None:
             assert self._own is not None
             self._own += eb.history
 
@@ -534,8 +532,7 @@ def broadcast(seats: Sequence[GrpcSeat], codec: EventCodec, event: TableEvent) -
     seat's ``notify``, in one call.
     """
     eb = codec.encode(event)
-    t = event.type
-    result = t in _RESULTS
+    result = event.result is not None or event.outcome is not None  # a hand's end, the match's
     failure = event.failure
     for seat in seats:
         if seat._own is not None:
@@ -543,7 +540,7 @@ def broadcast(seats: Sequence[GrpcSeat], codec: EventCodec, event: TableEvent) -
         st = seat.stream
         if st is None:
             continue
-        own = failure is not None and event.seat == seat.seat
+        own = failure is not None and failure.seat == seat.seat
         if failure is not None and own:
             seat._tell(st, failure)
         if result or not st.results_only or own:

@@ -21,15 +21,27 @@ from pathlib import Path
 from typing import IO, Any
 
 from arena.referee import TableEvent
-from arena.referee.seat import EventType
-from arena.rules import format_cards
+from arena.rules import EventKind, format_cards
 from arena.tournament.model import PlannedPlay
 
 __all__ = ["LiveFeed", "event_json", "live_dir", "live_path"]
 
-_FLUSH = frozenset(
-    {EventType.TRICK_WON, EventType.DRAGON_GIVEN, EventType.HAND_END, EventType.MATCH_END}
-)
+# The feed's names of the rules events (those of the wire's ``Event`` fields).
+_TYPES = {
+    EventKind.HAND_START: "hand_started",
+    EventKind.GRAND_TICHU: "grand_tichu_revealed",
+    EventKind.TICHU: "tichu_called",
+    EventKind.EXCHANGE: "exchange_done",
+    EventKind.PLAY: "played",
+    EventKind.PASS: "passed",
+    EventKind.WISH: "wish_made",
+    EventKind.WISH_FULFILLED: "wish_fulfilled",
+    EventKind.TRICK_WON: "trick_won",
+    EventKind.DRAGON_GIFT: "dragon_given",
+    EventKind.OUT: "player_out",
+    EventKind.HAND_END: "hand_end",
+}
+_FLUSH = frozenset({EventKind.TRICK_WON, EventKind.DRAGON_GIFT, EventKind.HAND_END})
 
 
 def live_dir(db: Path) -> Path:
@@ -43,25 +55,40 @@ def live_path(db: Path, event: str, ordinal: int) -> Path:
 
 
 def event_json(ev: TableEvent) -> dict[str, Any]:
-    """One public table event as a JSON-ready dict (only the fields its type uses)."""
-    t = ev.type
-    out: dict[str, Any] = {"seq": ev.seq, "hand": ev.hand, "type": t.name.lower()}
-    if ev.seat >= 0:
-        out["seat"] = ev.seat
-    if t is EventType.PLAYED and ev.play is not None:
-        out["play"] = str(ev.play)
-        out["combo"] = ev.play.describe()
-        out["out_of_turn"] = ev.out_of_turn
-    elif t in (EventType.WISH_MADE, EventType.WISH_FULFILLED, EventType.PLAYER_OUT):
-        out["value"] = ev.value
-    elif t in (EventType.TRICK_WON, EventType.DRAGON_GIVEN):
-        out["points"] = ev.points
-        out["cards"] = format_cards(ev.cards) if ev.cards else ""
-        if t is EventType.DRAGON_GIVEN:
-            out["to"] = ev.value
-    elif t is EventType.GRAND_TICHU_REVEALED:
-        out["called"] = list(ev.called)
-    elif t is EventType.HAND_END and ev.result is not None:
+    """One public table event as a JSON-ready dict (only the fields its kind uses)."""
+    out: dict[str, Any] = {"seq": ev.seq, "hand": ev.hand}
+    e = ev.event
+    if e is None:
+        if ev.outcome is not None:
+            o = ev.outcome
+            out["type"] = "match_end"
+            out["termination"] = o.termination.name.lower()
+            out["scores"] = list(o.scores)
+            out["winners"] = list(o.winners)
+        elif ev.failure is not None:
+            f = ev.failure
+            out.update(type="failure", seat=f.seat)
+            out["kind"] = f.kind.name.lower()
+            out["outcome"] = f.outcome.name.lower()
+        return out
+    kind = EventKind(e.kind)
+    out["type"] = _TYPES[kind]
+    if e.seat >= 0:
+        out["seat"] = e.seat
+    if kind is EventKind.PLAY and e.play is not None:
+        out["play"] = str(e.play)
+        out["combo"] = e.play.describe()
+        out["out_of_turn"] = e.value == 1
+    elif kind in (EventKind.WISH, EventKind.WISH_FULFILLED, EventKind.OUT):
+        out["value"] = e.value
+    elif kind in (EventKind.TRICK_WON, EventKind.DRAGON_GIFT):
+        out["points"] = e.points
+        out["cards"] = format_cards(e.cards) if e.cards else ""
+        if kind is EventKind.DRAGON_GIFT:
+            out["to"] = e.value
+    elif kind is EventKind.GRAND_TICHU:
+        out["called"] = list(e.called)
+    elif kind is EventKind.HAND_END and ev.result is not None:
         r = ev.result
         out["result"] = {
             "score": list(r.score),
@@ -71,15 +98,6 @@ def event_json(ev: TableEvent) -> dict[str, Any]:
             "double_victory": r.double_victory,
         }
         out["scores"] = list(ev.scores)
-    elif t is EventType.MATCH_END and ev.outcome is not None:
-        o = ev.outcome
-        out["termination"] = o.termination.name.lower()
-        out["scores"] = list(o.scores)
-        out["winners"] = list(o.winners)
-    elif t is EventType.FAILURE and ev.failure is not None:
-        f = ev.failure
-        out["kind"] = f.kind.name.lower()
-        out["outcome"] = f.outcome.name.lower()
     return out
 
 
@@ -100,11 +118,11 @@ class LiveFeed:
             self._open(self.plays[self._k])
         assert self._file is not None
         self._file.write(json.dumps(event_json(ev), separators=(",", ":")) + "\n")
-        if ev.type in _FLUSH:
-            self._file.flush()
-        if ev.type is EventType.MATCH_END:
+        if ev.event is None and ev.outcome is not None:  # the match's end
             self.close()
             self._k += 1
+        elif ev.event is not None and ev.event.kind in _FLUSH:
+            self._file.flush()
 
     def _open(self, play: PlannedPlay) -> None:
         path = live_path(self.db, self.event, play.ordinal)

@@ -5,6 +5,12 @@
 ``add_RefereeServicer_to_server``. Both are generated into ``arena/wire/_gen/`` by
 ``.venv/bin/python scripts/gen_proto.py``; docs/protocol.md is the contract they implement.
 
+Between the contract and the rules core, one module per concern: ``values`` (plays, figures,
+options, scores, hand results), ``events`` (one rules event is one ``Event``), ``request``
+(``Observation`` <-> ``DecisionRequest``), ``answer`` (``Action``), all message-based and
+readable; ``fastpath`` writes the referee's requests and events as bytes, checked against
+them byte for byte.
+
 >>> from arena.wire import pb
 >>> pb.Hello(protocol_version=PROTOCOL_VERSION).protocol_version
 '1.1.0'

@@ -18,7 +18,8 @@ from arena.rules import Match, Options, observe
 from arena.server import TableSpec
 from arena.server.manifest import load_manifest, resolve_bot
 from arena.wire import pb
-from arena.wire.convert import decode_answer, encode_request
+from arena.wire.answer import decode_answer
+from arena.wire.request import encode_request
 from example_bots.minimal.bot import answer
 from tests.helpers import ROOT, play_on_a_fresh_server
 

@@ -7,7 +7,6 @@ import asyncio
 from arena.referee import (
     Answer,
     Decision,
-    EventType,
     InProcessSeat,
     MatchConfig,
     MatchInfo,
@@ -18,6 +17,7 @@ from arena.referee import (
 from arena.referee import replay as replays
 from arena.rules import (
     CALL_TICHU,
+    Event,
     EventKind,
     Exchange,
     Match,
@@ -53,6 +53,11 @@ class Recorder:
         return await self.inner.decide(decision)
 
 
+def public(seat: Recorder) -> list[Event]:
+    """The rules events a seat was sent (leaving out failures and the match end)."""
+    return [e.event for e in seat.events if e.event is not None]
+
+
 def run(referee: Referee) -> object:
     return asyncio.run(referee.run())
 
@@ -67,16 +72,19 @@ def test_a_match_to_1000_replays_exactly_and_numbers_every_event() -> None:
     assert verified.mismatches == []
     assert list(verified.match.scores) == list(record.scores)
     # Every seat gets the same events, numbered 1, 2, 3, ... and ending with match_end.
-    streams = [[(e.seq, e.type) for e in seat.events] for seat in seats]
+    streams = [[(e.seq, e.event, e.failure, e.outcome) for e in seat.events] for seat in seats]
     assert all(s == streams[0] for s in streams)
-    seqs = [seq for seq, _ in streams[0]]
+    seqs = [seq for seq, *_ in streams[0]]
     assert seqs == list(range(1, len(seqs) + 1))
-    assert streams[0][-1][1] is EventType.MATCH_END
+    assert seats[0].events[-1].outcome == record.outcome
     hands = record.outcome.hands_played
-    kinds = [t for _, t in streams[0]]
-    assert kinds.count(EventType.HAND_STARTED) == hands
-    assert kinds.count(EventType.HAND_END) == hands
-    assert kinds.count(EventType.GRAND_TICHU_REVEALED) == hands
+    kinds = [e.kind for _, e, _, _ in streams[0] if e is not None]
+    assert kinds.count(EventKind.HAND_START) == hands
+    assert kinds.count(EventKind.HAND_END) == hands
+    assert kinds.count(EventKind.GRAND_TICHU) == hands
+    # The rules events are sent as they are: what every seat sees is ``Match.log``.
+    sent = [e for _, e, _, _ in streams[0] if e is not None]
+    assert sent == [e for hand in verified.match.log for e in hand]
     # A request's state_seq is the last event sent before it.
     for seat in seats:
         assert all(d.state_seq <= seqs[-1] for d in seat.decisions)
@@ -115,7 +123,7 @@ def test_forced_actions_are_applied_without_asking_and_change_nothing() -> None:
     assert rec_all.decisions == rec_one.decisions + rec_one.forced
     # Every seat still receives the forced passes as events.
     log = replays.verify(rec_one.replay).match.log
-    passes = [e for e in seats_one[0].events if e.type is EventType.PASSED]
+    passes = [e for e in public(seats_one[0]) if e.kind == EventKind.PASS]
     assert len(passes) == sum(1 for hand in log for e in hand if e.kind == EventKind.PASS)
 
 
@@ -164,9 +172,9 @@ def test_tichu_with_an_exchange_answer_is_announced_before_the_exchange_in_seat_
     seats = [Recorder(Caller(s) if s in (1, 3) else RandomBot(s)) for s in range(4)]
     cfg = MatchConfig(options=Options(hands=1, grand_tichu=False), seed=8)
     record = asyncio.run(Referee(seats, cfg).run())
-    kinds = [(e.type, e.seat) for e in seats[0].events]
-    i = kinds.index((EventType.EXCHANGE_DONE, -1))
-    assert kinds[i - 2 : i] == [(EventType.TICHU_CALLED, 1), (EventType.TICHU_CALLED, 3)]
+    kinds = [(e.kind, e.seat) for e in public(seats[0])]
+    i = kinds.index((EventKind.EXCHANGE, -1))
+    assert kinds[i - 2 : i] == [(EventKind.TICHU, 1), (EventKind.TICHU, 3)]
     calls = [s for s, a in record.replay.actions if a == CALL_TICHU]
     assert calls == [1, 3]
     assert replays.verify(record.replay).mismatches == []
@@ -176,16 +184,18 @@ def test_events_say_what_the_rules_core_did() -> None:
     seats = [Recorder(RandomBot(s)) for s in range(4)]
     record = asyncio.run(Referee(seats, MatchConfig(options=Options(hands=6), seed=21)).run())
     m = Match(record.replay.options, record.replay.seed, record.replay.deals)
-    plays = [e for e in seats[2].events if e.type is EventType.PLAYED]
+    plays = [e for e in public(seats[2]) if e.kind == EventKind.PLAY]
     played = [(s, a) for s, a in record.replay.actions if isinstance(a, Play) and a.length]
     assert [(e.seat, e.play) for e in plays] == played
     for _, a in record.replay.actions:
         m.apply(a)
-    tricks = [e for e in seats[2].events if e.type in (EventType.TRICK_WON, EventType.DRAGON_GIVEN)]
+    tricks = [e for e in public(seats[2]) if e.kind in (EventKind.TRICK_WON, EventKind.DRAGON_GIFT)]
     # Every trick's cards are the cards played into it; the points are theirs.
     for e in tricks:
         assert e.points == points_of(e.cards)
-    ends = [e for e in seats[2].events if e.type is EventType.HAND_END]
+    ends = [
+        e for e in seats[2].events if e.event is not None and e.event.kind == EventKind.HAND_END
+    ]
     assert [e.result for e in ends] == m.hand_results
     assert ends[-1].scores == tuple(m.scores)
 

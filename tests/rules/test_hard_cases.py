@@ -40,7 +40,7 @@ from arena.rules import (
     parse_play,
     readings,
 )
-from arena.rules.cards import DRAGON_BIT, FULL_DECK, cards_of, points_of
+from arena.rules.cards import DOG_BIT, DRAGON_BIT, FULL_DECK, cards_of, points_of
 from arena.rules.combos import combinations
 from arena.rules.position import position
 from arena.rules.state import Deal, total_cards
@@ -149,7 +149,10 @@ def test_case_01_grand_tichu_only_after_eight_cards() -> None:
     assert m.grand == [True, False, False, False]
     assert [h.bit_count() for h in m.hands] == [14, 14, 14, 14]
     assert observe(m, 1).grand == (True, False, False, False)
-    assert [(e.kind, e.seat) for e in m.events[1:]] == [(EventKind.GRAND_TICHU, 0)]
+    # The four decisions revealed in one event: bit s for seat s.
+    assert [(e.kind, e.seat, e.called) for e in m.events[1:]] == [
+        (EventKind.GRAND_TICHU, -1, (True, False, False, False))
+    ]
     # With cards 9-14 taken, a Grand Tichu call is no longer an answer.
     reject(m, GRAND)
     m.apply(gives[0])
@@ -247,6 +250,7 @@ def test_case_05_tichu_before_or_during_exchange() -> None:
     m.apply(gives[3])
     assert m.tichu == [True, False, True, False]
     assert [(e.kind, e.seat) for e in m.events[1:]] == [
+        (EventKind.GRAND_TICHU, -1),  # nobody called Grand Tichu
         (EventKind.TICHU, 0),
         (EventKind.TICHU, 2),
         (EventKind.EXCHANGE, -1),
@@ -527,7 +531,10 @@ def test_case_23_dog_only_leads_and_cannot_be_bombed() -> None:
     # The partner leads a fresh trick at once; seat 1's bomb is never asked for.
     assert m.phase is Phase.PLAY and m.seat == 2 and m.trick == [] and m.lead
     assert PASS not in m.legal_actions()
-    assert m.won[2] == parse_cards("Dg")
+    # Its trick ends at once, won by the Dog's player for 0 points.
+    assert m.won[0] & DOG_BIT and not m.won[2]
+    dog = m.events[-1]
+    assert (dog.kind, dog.seat, dog.points, dog.cards) == (EventKind.TRICK_WON, 0, 0, DOG_BIT)
     assert not beats(parse_play(bomb), parse_play("Dg"))
 
 
@@ -570,7 +577,10 @@ def test_case_27_dragon_trick_given_to_an_opponent_even_one_out() -> None:
     reject(m, Gift(2))
     m.apply(Gift(1))
     assert m.won[1] == DRAGON_BIT
-    assert (m.events[-2].kind, m.events[-2].value) == (EventKind.DRAGON_GIFT, 1)
+    # One public event: the gift, its receiver, the trick's points and cards.
+    gift = m.events[-1]
+    assert (gift.kind, gift.seat, gift.value) == (EventKind.DRAGON_GIFT, 0, 1)
+    assert (gift.points, gift.cards) == (25, DRAGON_BIT)
     assert m.phase is Phase.PLAY and m.seat == 0 and m.lead
 
 
@@ -840,7 +850,9 @@ def test_case_45_player_out_takes_the_trick_next_active_leads() -> None:
         play(m, "pass")
     assert m.won[0] & parse_cards("Aj") and m.trick == []
     assert m.seat == 1 and m.lead
-    assert (m.events[-1].kind, m.events[-1].seat) == (EventKind.TRICK_WON, 0)
+    won = m.events[-1]
+    assert (won.kind, won.seat, won.points) == (EventKind.TRICK_WON, 0, 0)
+    assert won.cards == parse_cards("Aj")
 
 
 def test_case_46_double_victory() -> None:

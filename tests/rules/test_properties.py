@@ -46,7 +46,7 @@ from arena.rules import (
     team_of,
 )
 from arena.rules.cards import FULL_DECK, PHOENIX_BIT, Mask
-from arena.rules.observe import new_observation, replace_observation
+from arena.rules.observe import TrickEntry, new_observation, replace_observation
 from arena.rules.position import position
 from arena.rules.state import total_cards
 from tests.helpers import random_answer
@@ -311,9 +311,19 @@ CARD_FIELDS: dict[type, dict[str, str]] = {
         "events": DATA,
         "legal": DATA,
         "may_call_tichu": DATA,
+        "entries": DATA,
+        "turn": DATA,
     },
+    TrickEntry: {"seat": DATA, "play": DATA, "out_of_turn": DATA},
     Options: {"target_score": DATA, "hands": DATA, "grand_tichu": DATA, "tournament": DATA},
-    Event: {"kind": DATA, "seat": DATA, "play": DATA, "value": DATA},
+    Event: {
+        "kind": DATA,
+        "seat": DATA,
+        "play": DATA,
+        "value": DATA,
+        "points": DATA,
+        "cards": MASK,
+    },
     Play: {"kind": DATA, "length": DATA, "rank": DATA, "cards": MASK},
     Exchange: {"to_next": ID, "to_partner": ID, "to_prev": ID},
     GrandTichu: {"call": DATA},

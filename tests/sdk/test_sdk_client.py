@@ -2,7 +2,7 @@
 
 ``SeatReferee`` is a small real referee for one remote seat, written here so that the
 client's policies can be driven precisely: it plays a real ``Match`` (the other three seats
-are random bots), encodes every request with ``arena.wire.convert``, validates every answer
+are random bots), encodes every request with ``arena.wire.request``, validates every answer
 with ``decode_answer``, and can drop the stream, reject an answer or play several matches on
 one stream. The last tests run the client against the project's own referee
 (``arena.server``).
@@ -34,20 +34,17 @@ from arena.rules import (
     Phase,
     observe,
 )
+from arena.rules.observe import default_action
 from arena.runtime.aio import run as run_loop
 from arena.wire import PROTOCOL_VERSION, pb, pb_grpc
-from arena.wire.convert import (
-    AnswerError,
-    decode_answer,
-    default_answer,
-    encode_options,
-    encode_request,
-)
+from arena.wire.answer import AnswerError, decode_answer
+from arena.wire.request import encode_request
+from arena.wire.values import encode_options
 from example_bots.random.bot import RandomBot
 from sdk import Bot
 from sdk.client import BotClient, ClientConfig, load_bot
 from tests.helpers import ROOT
-from tests.wire.event_feed import EventFeed, encode_match_result
+from tests.wire.matches import NumberedEvents, encode_match_result
 
 TOKEN = "seat-token-1"
 
@@ -98,7 +95,7 @@ class SeatReferee(pb_grpc.RefereeServicer):
         self.finished: list[Match] = []
         self.match_no = 0
         self.match: Match | None = None
-        self.feed: EventFeed | None = None
+        self.feed: NumberedEvents | None = None
         self.open: tuple[int, pb.DecisionRequest, Observation, float] | None = None
         self.request_id = 0
         self.dropped = False
@@ -191,7 +188,7 @@ class SeatReferee(pb_grpc.RefereeServicer):
     def _new_match(self) -> None:
         self.match_no += 1
         self.match = Match(self.options, seed=self.seed + self.match_no)
-        self.feed = EventFeed(self.match, state_seq=0)
+        self.feed = NumberedEvents(self.match)
 
     def _welcome(self, resumed: bool) -> pb.Welcome:
         return pb.Welcome(
@@ -434,7 +431,7 @@ async def test_a_failing_bot_gets_default_answers(caplog: pytest.LogCaptureFixtu
     # The bot is asked once per decision, in order: its failures were answered by default.
     for n, (rid, action, _, _) in enumerate(referee.answers, 1):
         if n % 3 == 0 or n % 5 == 0:
-            assert action == default_answer(referee.sent[rid]), n
+            assert action == default_action(referee.sent[rid]), n
 
 
 @run_async
@@ -460,7 +457,7 @@ async def test_rejected_answer_is_replaced_by_the_default() -> None:
         await server.stop(None)
     assert referee.errors_sent == 1
     rid, action, call, _ = referee.answers[0]
-    assert action == default_answer(referee.sent[rid]) and not call
+    assert action == default_action(referee.sent[rid]) and not call
     _check_answers(referee)
 
 
@@ -490,7 +487,7 @@ async def test_slow_bot_is_answered_for_within_the_deadline(threaded: bool) -> N
     finally:
         await server.stop(None)
     rid, action, _, ms = referee.answers[0]
-    assert action == default_answer(referee.sent[rid])
+    assert action == default_action(referee.sent[rid])
     assert ms < 800, ms  # deadline plus bank, far less than the bot's 2 s
     assert client.bot_errors >= 1
     _check_answers(referee)

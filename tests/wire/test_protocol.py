@@ -18,6 +18,7 @@ from google.protobuf import descriptor as _descriptor
 from google.protobuf.message import Message
 
 from arena.wire import FIGURE_COUNT, FIGURE_MASK_BYTES, PROTOCOL_VERSION, pb, pb_grpc
+from arena.wire.values import figure_mask
 from tests.helpers import ROOT
 
 GEN_SCRIPT = ROOT / "scripts" / "gen_proto.py"
@@ -339,9 +340,6 @@ def _sample_view() -> pb.View:
 
 
 def _sample_legal() -> pb.LegalActions:
-    figure_mask = bytearray(FIGURE_MASK_BYTES)
-    for figure in (0, 25, 29):
-        figure_mask[figure // 8] |= 1 << (figure % 8)
     return pb.LegalActions(
         cards=[0, mask(30, 33), mask(30, 55), mask(33, 55), mask(46, 55)],
         combo=[pb.COMBO_PASS] + [pb.COMBO_PAIR] * 4,
@@ -349,7 +347,7 @@ def _sample_legal() -> pb.LegalActions:
         rank=[0, 9, 9, 9, 13],
         phoenix_rank=[0, 0, 9, 9, 13],
         figure=[0, 25, 25, 25, 29],
-        figure_mask=bytes(figure_mask),
+        figure_mask=figure_mask([0, 25, 29]),
         values=[0, 2, 3],
     )
 
@@ -470,8 +468,8 @@ def test_optional_fields_have_presence() -> None:
 def test_figure_mask_size() -> None:
     assert FIGURE_COUNT == 227
     assert FIGURE_MASK_BYTES == 29
-    figure_mask = _sample_legal().figure_mask
-    assert figure_mask[:4] == bytes([0x01, 0x00, 0x00, 0x22])
+    mask_bytes = _sample_legal().figure_mask
+    assert mask_bytes[:4] == bytes([0x01, 0x00, 0x00, 0x22])
 
 
 # ---------------------------------------------------------------------------

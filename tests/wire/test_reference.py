@@ -1,4 +1,7 @@
-"""Tests for ``arena.wire.convert``: view round trips, figures, events, answers."""
+"""Tests for the reference encoders of ``arena.wire``: views, figures, events, answers.
+
+The fast path is checked against these in ``test_fastpath.py``.
+"""
 
 from __future__ import annotations
 
@@ -15,10 +18,11 @@ from hypothesis import strategies as st
 
 from arena.rules import (
     CALL_TICHU,
-    GRAND,
     NO_GRAND,
     PASS,
     Action,
+    Event,
+    EventKind,
     Exchange,
     Gift,
     InvalidActionError,
@@ -44,102 +48,40 @@ from arena.rules.cards import (
     mask_of,
     points_of,
 )
-from arena.rules.state import Event, EventKind
+from arena.rules.observe import TrickEntry, default_action
 from arena.wire import FIGURE_COUNT, FIGURE_MASK_BYTES, pb
-from arena.wire.convert import (
-    AnswerError,
-    HistoryCache,
-    decode_answer,
-    decode_event,
-    decode_options,
-    decode_play,
-    decode_request,
-    default_answer,
-    encode_answer,
-    encode_event,
-    encode_options,
-    encode_request,
-    encode_request_bytes,
-    figure_index,
-    hand_events,
-    varint,
-)
-from tests.wire.event_feed import EventFeed
+from arena.wire.answer import AnswerError, decode_answer, encode_answer
+from arena.wire.events import HistoryCache, decode_event, encode_event
+from arena.wire.request import decode_request, encode_request
+from arena.wire.values import decode_options, encode_options, figure_index
+from tests.wire.matches import OPTIONS, NumberedEvents, hand_end, random_states
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
-OPTIONS = (
-    Options(hands=3),
-    Options(hands=2, grand_tichu=False),
-    Options.turnier(),
-    Options(target_score=300),
-)
-MAX_HANDS = 6  # random bets can keep a match to a target score going for ever
 
 
 # ---------------------------------------------------------------------------
-# Random states
+# Views
 # ---------------------------------------------------------------------------
 
 
-def simultaneous_view(m: Match, seat: int) -> Observation:
-    """A view of a decision asked of all four seats at once, as the referee builds it."""
-    obs = observe(m, seat)
-    if m.phase is Phase.GRAND_TICHU:
-        return replace(obs, to_act=seat, legal=(NO_GRAND, GRAND), may_call_tichu=False)
-    may = m.hands[seat].bit_count() == 14 and not m.grand[seat] and not m.tichu[seat]
-    return replace(obs, to_act=seat, legal=(), may_call_tichu=may)
-
-
-def random_states(
-    seed: int, options: Options, *, calls: float = 0.1, bombs: float = 0.5
-) -> Iterator[tuple[Match, Observation]]:
-    """Plays a random match and yields every decision's view (with the match at that moment).
-
-    The policy calls Grand Tichu and Tichu now and then and prefers bombs when offered, so
-    that bomb windows, wishes, Dragon gifts, Dog leads and bets all occur.
-    """
-    rng = random.Random(seed)
-    m = Match(options, seed=seed)
-    while not m.over and m.hand_no < MAX_HANDS:
-        if m.phase in (Phase.GRAND_TICHU, Phase.EXCHANGE):
-            for s in range(4):
-                if m.seat != s:
-                    yield m, simultaneous_view(m, s)
-        obs = observe(m, m.seat)
-        yield m, obs
-        if obs.may_call_tichu and rng.random() < calls:
-            m.apply(CALL_TICHU)
-        if obs.phase is Phase.EXCHANGE:
-            a, b, c = rng.sample(list(cards_of(obs.hand)), 3)
-            m.apply(Exchange(a, b, c))
-        elif obs.phase is Phase.GRAND_TICHU:
-            m.apply(GRAND if rng.random() < calls else NO_GRAND)
-        else:
-            bombs_offered = [p for p in obs.legal if type(p) is Play and p.is_bomb]
-            if bombs_offered and rng.random() < bombs:
-                m.apply(rng.choice(bombs_offered))
-            else:
-                m.apply(rng.choice(obs.legal))
-
-
-def reference_trick(obs: Observation) -> list[tuple[int, Play | None]]:
+def reference_trick(obs: Observation) -> list[TrickEntry]:
     """The running trick's plays and passes, found plainly: the events after its start."""
-    if not obs.trick or obs.phase in (Phase.GRAND_TICHU, Phase.EXCHANGE):
+    if not obs.trick:
         return []
-    boundary = (EventKind.TRICK_WON, EventKind.EXCHANGE, EventKind.HAND_START)
+    ends = (EventKind.TRICK_WON, EventKind.DRAGON_GIFT, EventKind.EXCHANGE, EventKind.HAND_START)
     start = 0
     for i, e in enumerate(obs.events):
-        if e.kind in boundary or (e.play is not None and e.play.cards == DOG_BIT):
+        if e.kind in ends:
             start = i + 1
     return [
-        (e.seat, e.play if e.kind == EventKind.PLAY else None)
+        TrickEntry(e.seat, e.play if e.play is not None else PASS, e.value == 1)
         for e in obs.events[start:]
         if e.kind in (EventKind.PLAY, EventKind.PASS)
     ]
 
 
 def assert_round_trip(obs: Observation, **kwargs: int) -> pb.DecisionRequest:
-    """Encodes ``obs`` both ways (message and bytes: the same bytes) and decodes it back."""
+    """Encodes ``obs`` as a request, through its bytes, and decodes it back."""
     args = {
         "request_id": kwargs.get("request_id", 7),
         "state_seq": kwargs.get("state_seq", 1000),
@@ -147,17 +89,9 @@ def assert_round_trip(obs: Observation, **kwargs: int) -> pb.DecisionRequest:
         "bank_ms": kwargs.get("bank_ms", 2000),
     }
     vp = (obs.hand_no * 7 - 20, 13) if obs.options.tournament else None
-    converted = encode_request(obs, **args).view.history  # from obs.events
-    history = b"".join(pb.View(history=[e]).SerializeToString() for e in converted)
-    req = encode_request(obs, history=history, victory_points=vp, **args)
-    raw = encode_request_bytes(obs, history=history, victory_points=vp, **args)
-    assert raw == req.SerializeToString()
-    wire = pb.DecisionRequest.FromString(raw)
-    entries = [
-        (te.seat, None if te.play.combo == pb.COMBO_PASS else decode_play(te.play))
-        for te in wire.view.trick.entries
-    ]
-    assert entries == reference_trick(obs), "the trick's plays and passes"
+    req = encode_request(obs, victory_points=vp, **args)
+    wire = pb.DecisionRequest.FromString(req.SerializeToString())
+    assert list(obs.entries) == reference_trick(obs), "the trick's plays and passes"
     back = decode_request(wire, options=obs.options)
     if back != obs:
         diff = [f.name for f in fields(obs) if getattr(obs, f.name) != getattr(back, f.name)]
@@ -303,39 +237,24 @@ def test_options_round_trip() -> None:
 
 
 # ---------------------------------------------------------------------------
-# Events: the live feed and the view's history agree
+# Events: one rules event is one wire event
 # ---------------------------------------------------------------------------
 
 
-def test_event_feed_matches_every_history() -> None:
+def test_numbered_events_and_every_history_are_the_rules_events() -> None:
     for seed in range(8):
         options = OPTIONS[seed % 3]
         m = Match(options, seed=seed)
-        feed = EventFeed(m)
+        feed = NumberedEvents(m)
         sent = feed.advance()
         rng = random.Random(seed)
         while not m.over:
             obs = observe(m, m.seat)
-            if obs.phase is not Phase.EXCHANGE:  # the feed holds exchange calls back
-                req = encode_request(
-                    obs,
-                    request_id=1,
-                    state_seq=feed.state_seq,
-                    deadline_ms=1,
-                    bank_ms=1,
-                )
-                assert list(req.view.history) == feed.history
-                fast = encode_request(
-                    obs,
-                    request_id=1,
-                    state_seq=feed.state_seq,
-                    deadline_ms=1,
-                    bank_ms=1,
-                    history=b"".join(
-                        pb.View(history=[e]).SerializeToString() for e in feed.history
-                    ),
-                )
-                assert fast == req
+            req = encode_request(
+                obs, request_id=1, state_seq=feed.state_seq, deadline_ms=1, bank_ms=1
+            )
+            # The view's history is the hand's events as the stream numbered them.
+            assert list(req.view.history) == sent[len(sent) - len(m.events) :]
             if obs.may_call_tichu and rng.random() < 0.2:
                 m.apply(CALL_TICHU)
             if obs.phase is Phase.EXCHANGE:
@@ -373,30 +292,26 @@ def test_event_feed_matches_every_history() -> None:
             assert list(last.scores.victory_points)[:2] == m.vp
         else:
             assert list(last.scores.team_points) == m.scores
-        # Decoding the feed gives back the rules events of every hand, in order.
-        decoded: list[Event] = []
-        for e in sent:
-            decoded.extend(decode_event(e))
-        assert decoded == [e for hand in m.log for e in hand]
+        # Decoding the stream gives back the rules events of every hand, in order.
+        assert [decode_event(e) for e in sent] == [e for hand in m.log for e in hand]
 
 
 def test_wire_event_shapes() -> None:
-    """The Grand Tichu reveal, the Dog's trick and the Dragon gift take the wire's shapes."""
+    """The Grand Tichu reveal, the Dog's trick and the Dragon gift, one wire event each."""
     dog = parse_play("Dg")
     dragon = parse_play("Dr")
     events = [
         Event(EventKind.HAND_START, -1, None, 4),
-        Event(EventKind.GRAND_TICHU, 2),
+        Event(EventKind.GRAND_TICHU, -1, None, 0b0100),
         Event(EventKind.EXCHANGE, -1),
         Event(EventKind.PLAY, 1, dog, 0),
         Event(EventKind.OUT, 1, None, 1),
+        Event(EventKind.TRICK_WON, 1, None, 0, 0, DOG_BIT),
         Event(EventKind.PLAY, 3, dragon, 0),
         Event(EventKind.PASS, 0),
-        Event(EventKind.DRAGON_GIFT, 3, None, 0),
-        Event(EventKind.TRICK_WON, 0, None, 25),
+        Event(EventKind.DRAGON_GIFT, 3, None, 0, 25, DRAGON_BIT),
     ]
-    out = pb.View().history
-    n = hand_events(events, out, hand_no=4, first_seq=10, reveal_grand=True)
+    out = [encode_event(e, state_seq=10 + i, hand_no=4) for i, e in enumerate(events)]
     kinds = [e.WhichOneof("kind") for e in out]
     assert kinds == [
         "hand_started",
@@ -409,26 +324,46 @@ def test_wire_event_shapes() -> None:
         "passed",
         "dragon_given",
     ]
-    assert n == len(out) and [e.state_seq for e in out] == list(range(10, 19))
+    assert [e.state_seq for e in out] == list(range(10, 19))
     assert all(e.hand_number == 5 for e in out)
     assert list(out[1].grand_tichu_revealed.called) == [False, False, True, False]
-    assert (out[5].trick_won.seat, out[5].trick_won.points, out[5].trick_won.cards) == (
-        1,
-        0,
-        DOG_BIT,
-    )
+    w = out[5].trick_won
+    assert (w.seat, w.points, w.cards) == (1, 0, DOG_BIT)
     d = out[8].dragon_given
     assert (d.from_seat, d.to_seat, d.points, d.cards) == (3, 0, 25, DRAGON_BIT)
-    decoded = [x for e in out for x in decode_event(e)]
-    assert decoded == events
-    # Nobody called: the reveal still comes, with four "no"s, and decodes to no event.
-    out2 = pb.View().history
-    hand_events(events[:1], out2, hand_no=0, first_seq=1, reveal_grand=True)
-    assert list(out2[1].grand_tichu_revealed.called) == [False] * 4
-    assert decode_event(out2[1]) == ()
-    # Events the rules core has no counterpart for decode to nothing.
-    assert decode_event(pb.Event(failure=pb.Failure(seat=1))) == ()
-    assert decode_event(pb.Event(match_end=pb.MatchResult())) == ()
+    assert [decode_event(e) for e in out] == events
+    # Nobody called: the reveal still comes, with four "no"s.
+    none = encode_event(Event(EventKind.GRAND_TICHU, -1), state_seq=1, hand_no=0)
+    assert list(none.grand_tichu_revealed.called) == [False] * 4
+    assert decode_event(none) == Event(EventKind.GRAND_TICHU, -1)
+    # The referee's own events have no rules counterpart.
+    assert decode_event(pb.Event(failure=pb.Failure(seat=1))) is None
+    assert decode_event(pb.Event(match_end=pb.MatchResult())) is None
+
+
+def test_rules_events_have_the_public_shape() -> None:
+    """A real match's Dog, Dragon gift and tricks carry what the wire shows."""
+    seen = set()
+    for seed in range(12):
+        states = random_states(seed, OPTIONS[seed % 3])
+        m, _ = next(states)
+        for _ in states:  # plays the match on
+            pass
+        for events in m.log:
+            for i, e in enumerate(events):
+                if e.kind == EventKind.PLAY and e.play is not None and e.play.cards == DOG_BIT:
+                    after = next(x for x in events[i + 1 :] if x.kind != EventKind.OUT)
+                    assert (after.kind, after.seat, after.points) == (
+                        EventKind.TRICK_WON,
+                        e.seat,
+                        0,
+                    )
+                    assert after.cards == DOG_BIT
+                    seen.add("dog")
+                if e.kind in (EventKind.TRICK_WON, EventKind.DRAGON_GIFT):
+                    assert e.points == points_of(e.cards)
+                    seen.add(e.kind.name)
+    assert seen == {"dog", "TRICK_WON", "DRAGON_GIFT"}
 
 
 def test_encode_event_one_to_one() -> None:
@@ -440,9 +375,21 @@ def test_encode_event_one_to_one() -> None:
         2,
         9,
     )
-    assert decode_event(msg) == (e,)
-    with pytest.raises(ValueError, match="EventFeed"):
-        encode_event(Event(EventKind.GRAND_TICHU, 1), state_seq=1, hand_no=0)
+    assert decode_event(msg) == e
+    end = Event(EventKind.HAND_END, -1, None, 0)
+    with pytest.raises(ValueError, match="hand's result"):
+        encode_event(end, state_seq=1, hand_no=0)
+    m = Match(Options(hands=1), seed=1)
+    rng = random.Random(1)
+    while not m.over:
+        obs = observe(m, m.seat)
+        if obs.phase is Phase.EXCHANGE:
+            m.apply(Exchange(*list(cards_of(obs.hand))[:3]))
+        else:
+            m.apply(rng.choice(obs.legal))
+    end = m.log[0][-1]
+    msg = encode_event(end, state_seq=9, hand_no=0, hand_end=hand_end(m, 0))
+    assert msg.hand_end.hand_number == 1 and decode_event(msg) == end
 
 
 def test_history_cache_decodes_only_new_events() -> None:
@@ -590,27 +537,6 @@ def test_doc_example_columns_and_mask() -> None:
     assert decode_request(req, options=obs.options) == obs
 
 
-def test_packed_columns_equal_field_by_field_encoding() -> None:
-    for _, obs in random_states(11, Options(hands=2)):
-        if obs.phase not in (Phase.PLAY, Phase.BOMB_WINDOW):
-            continue
-        lg = encode_request(obs, request_id=1, state_seq=1, deadline_ms=1, bank_ms=1).legal
-        ref = pb.LegalActions()
-        plays = [p for p in obs.legal if type(p) is Play]
-        ref.cards.extend(p.cards for p in plays)
-        ref.combo.extend(p.kind + 1 for p in plays)  # type: ignore[misc]
-        ref.length.extend(p.length for p in plays)
-        ref.rank.extend(p.rank for p in plays)
-        ref.phoenix_rank.extend(p.phoenix_rank for p in plays)
-        ref.figure.extend(figure_index(p) for p in plays)
-        mask = 0
-        for f in ref.figure:
-            mask |= 1 << f
-        ref.figure_mask = mask.to_bytes(FIGURE_MASK_BYTES, "little")
-        assert lg == ref
-        assert lg.SerializeToString() == ref.SerializeToString()
-
-
 # ---------------------------------------------------------------------------
 # Answers
 # ---------------------------------------------------------------------------
@@ -702,10 +628,10 @@ def test_encode_answer_rejects_what_is_not_listed() -> None:
         encode_answer(PASS, ex)
 
 
-def test_default_answers() -> None:
+def test_default_actions() -> None:
     seen = set()
     for _, obs in random_states(6, Options(hands=2)):
-        d = default_answer(obs)
+        d = default_action(obs)
         seen.add(obs.phase)
         if obs.phase is Phase.EXCHANGE:
             assert d == Exchange(*list(cards_of(obs.hand))[:3])
@@ -720,15 +646,3 @@ def test_default_answers() -> None:
             if obs.phase is Phase.DRAGON_GIFT:
                 assert d == Gift((obs.seat + 1) % 4)
     assert {Phase.PLAY, Phase.EXCHANGE, Phase.GRAND_TICHU} <= seen
-
-
-@given(st.integers(1, 2**64 - 1))
-def test_varint_is_protobufs_encoding(n: int) -> None:
-    assert pb.Action(request_id=n).SerializeToString() == b"\x08" + varint(n)
-
-
-def test_varint_covers_the_table_edges() -> None:
-    for n in (1, 127, 128, 16383, 16384, 2**21 - 1, 2**21, 2**28):
-        assert pb.Action(request_id=n).SerializeToString() == b"\x08" + varint(n)
-    with pytest.raises(ValueError, match="negative"):
-        varint(-1)
