@@ -56,7 +56,7 @@ from typing import Any
 
 import grpc
 
-from arena.rules import Observation, Options
+from arena.rules import Observation, Options, default_action
 from arena.runtime.aio import run as run_loop
 from arena.runtime.aio import tune_gc
 from arena.wire import PROTOCOL_VERSION, pb
