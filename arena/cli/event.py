@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import signal
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -19,7 +18,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from arena.cli.play import AllowUnsandboxedOpt
+from arena.cli.common import AllowUnsandboxedOpt, ClusterOption, plural, print_failures
 from arena.cli.ratings import _ratings_table
 from arena.ratings import RatingError, fit_ratings
 from arena.runtime.aio import tune_gc
@@ -28,7 +27,6 @@ from arena.server.manifest import ManifestError
 from arena.server.sandbox import SandboxError, require_sandbox
 from arena.tournament.cluster import ClusterError, executor_for
 from arena.tournament.leaderboard import (
-    FailureRow,
     build_leaderboard,
 )
 from arena.tournament.leaderboard_render import (
@@ -47,10 +45,6 @@ JobsOption = Annotated[
 ]
 OutOption = Annotated[Path, typer.Option(help="Folder for the leaderboard files.")]
 QuietOption = Annotated[bool, typer.Option(help="No progress bar.")]
-ClusterOption = Annotated[
-    str | None,
-    typer.Option(help="Play on Dask: a scheduler (tcp://HOST:8786) or local:N worker processes."),
-]
 
 
 @app.command()
@@ -203,19 +197,6 @@ def _play(
         raise typer.Exit(128 + (runner.stopped_by or signal.SIGINT))
 
 
-def print_failures(rows: Sequence[FailureRow], *, to: Console | None = None) -> None:
-    """One line per bot with failures: the counts by kind and the bot's log."""
-    out = to or console
-    for row in rows:
-        log = f"; log: {row.log}" if row.log else ""
-        out.print(
-            f"[yellow]{escape(row.bot)}[/yellow]: {plural(row.total, 'failure')}"
-            f" ({row.describe()}) in {plural(row.hands, 'hand')}{escape(log)}",
-            highlight=False,
-            soft_wrap=True,
-        )
-
-
 PLAIN_EVERY_S = 10.0
 """Seconds between progress lines when the output is not a terminal."""
 
@@ -231,11 +212,6 @@ def _plain_line(progress: RunProgress, top: str) -> str:
         eta = f"{left // 60}:{left % 60:02d}"
     leader = f", leader: {top.split('  ')[0]}" if top else ""
     return f"plays {done}/{total}, {progress.hands_per_second:.1f} hands/s, ETA {eta}{leader}"
-
-
-def plural(count: int, noun: str) -> str:
-    """``"1 hand"``, ``"2 hands"``."""
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def _top(store: EventStore, event: str) -> str:

@@ -18,8 +18,7 @@ import typer
 from rich.console import Console
 from typer.core import TyperCommand
 
-from arena.cli.event import print_failures
-from arena.cli.play import AllowUnsandboxedOpt
+from arena.cli.common import AllowUnsandboxedOpt, print_failures
 from arena.ratings.sprt import DEFAULT_MIN_PAIRS
 from arena.runtime.aio import tune_gc
 from arena.server.sandbox import require_sandbox

@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from arena.cli.play import AllowUnsandboxedOpt
+from arena.cli.common import AllowUnsandboxedOpt
 from arena.kit.check import CheckResult, CheckSettings, print_report, run_check
 from arena.kit.scaffold import ScaffoldError, class_name, new_bot
 from arena.server.manifest import ManifestError, resolve_bot

@@ -13,8 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from arena.cli.event import ClusterOption
-from arena.cli.play import AllowUnsandboxedOpt
+from arena.cli.common import AllowUnsandboxedOpt, ClusterOption
 from arena.rules import ArenaError
 from arena.runtime.aio import tune_gc
 from arena.tournament.league.render import league_board, write_league

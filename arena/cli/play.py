@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from arena.cli.event import print_failures
+from arena.cli.common import AllowUnsandboxedOpt, print_failures
 from arena.referee import (
     FailurePolicy,
     GiveUp,
@@ -83,14 +83,6 @@ GraceOpt = Annotated[
 ]
 GiveUpOpt = Annotated[
     GiveUpChoice, typer.Option("--give-up", help="What happens to a seat that is given up.")
-]
-AllowUnsandboxedOpt = Annotated[
-    bool,
-    typer.Option(
-        "--allow-unsandboxed",
-        help="Run bot processes in a weaker sandbox (partial, none) when this host cannot"
-        " make a full one (docs/security.md).",
-    ),
 ]
 
 
