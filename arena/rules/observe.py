@@ -18,7 +18,7 @@ from arena.rules.actions import Action, Exchange, Phase
 from arena.rules.cards import MAHJONG_BIT, Mask, cards_of, points_of
 from arena.rules.combos import PASS, Play
 from arena.rules.events import Event, EventKind
-from arena.rules.state import Match, Options
+from arena.rules.state import Match, Options, next_active
 
 _new = tuple.__new__
 
@@ -173,14 +173,6 @@ def trick_entries(events: Sequence[Event]) -> tuple[TrickEntry, ...]:
     return tuple(entries)
 
 
-def _next_active(hands: Sequence[Mask], s: int) -> int:
-    for k in (1, 2, 3):
-        t = (s + k) & 3
-        if hands[t]:
-            return t
-    return -1
-
-
 def turn_of(m: Match) -> int:
     """Who plays next in the trick if nobody bombs (see ``Observation.turn``)."""
     ph = m.phase
@@ -192,12 +184,12 @@ def turn_of(m: Match) -> int:
             return m.turn
         owner = m.owner  # the last pass ends the trick: its owner leads next
     elif ph is Phase.WISH:
-        return _next_active(hands, m.seat)
+        return next_active(m.seat, hands)
     elif ph is Phase.DRAGON_GIFT:
         owner = m.seat
     else:
         return -1
-    return owner if hands[owner] else _next_active(hands, owner)
+    return owner if hands[owner] else next_active(owner, hands)
 
 
 def default_action(obs: Observation) -> Action:

@@ -26,6 +26,7 @@ from arena.rules.cards import (
     mask_of,
     parse_card,
     parse_cards,
+    points_of,
 )
 from arena.rules.combos import DOG_K, Play, beats, parse_play, parse_rank, readings
 from arena.rules.events import Event, EventKind
@@ -434,17 +435,23 @@ def _event(e: Event) -> str:
 
 
 def _parse_events(text: str) -> list[Event]:
+    """The events of a position; a trick's end gets the cards played since the last one
+    (the notation leaves them out: they are the plays before it) and their points."""
     events = []
     top: Play | None = None
+    trick = 0  # the cards of the running trick
     for token in text.split(","):
         seat, code, rest = _parse_seat(token[0]), token[1], token[2:]
         if code in (":", _BOMB_CODE):
             play = _parse_play(rest, top)
             top = None if play.kind == DOG_K else play
+            trick |= play.cards
             events.append(Event(EventKind.PLAY, seat, play, int(code == _BOMB_CODE)))
             continue
         kind = _EVENT_OF[code]
-        if kind == EventKind.TRICK_WON:
-            top = None
+        if kind in (EventKind.TRICK_WON, EventKind.DRAGON_GIFT):
+            events.append(Event(kind, seat, None, int(rest or 0), points_of(trick), trick))
+            top, trick = None, 0
+            continue
         events.append(Event(kind, seat, None, int(rest or 0)))
     return events

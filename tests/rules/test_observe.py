@@ -19,6 +19,7 @@ from arena.rules import (
 )
 from arena.rules.observe import TrickEntry, default_action
 from arena.rules.position import position
+from arena.rules.state import next_active
 
 
 def test_fields_agree_with_the_state_over_random_matches() -> None:
@@ -50,11 +51,11 @@ def test_fields_agree_with_the_state_over_random_matches() -> None:
             elif ph is Phase.BOMB_WINDOW:
                 after_pass += 1
                 owner = m.owner
-                assert obs.turn == (owner if m.hands[owner] else m._next_active(owner))
+                assert obs.turn == (owner if m.hands[owner] else next_active(owner, m.hands))
             elif ph is Phase.WISH:
-                assert obs.turn == m._next_active(m.seat)
+                assert obs.turn == next_active(m.seat, m.hands)
             elif ph is Phase.DRAGON_GIFT:
-                assert obs.turn == (m.seat if m.hands[m.seat] else m._next_active(m.seat))
+                assert obs.turn == (m.seat if m.hands[m.seat] else next_active(m.seat, m.hands))
             else:
                 assert obs.turn == -1 and obs.entries == ()
             if ph is Phase.EXCHANGE:
