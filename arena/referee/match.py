@@ -362,8 +362,10 @@ class Referee:
             self._fail_decision(s, obs, kind, answer.detail, answer.request_id, window)
             return
         if answer.failure is not None:  # the bot's client answered for it: counted, no strike
+            # Private: what a bot reports of itself must not reach the other seats (a bot
+            # could choose to report, one bit per decision, to signal its partner).
             outcome = FailureOutcome.CLIENT_ANSWER
-            self._record(s, answer.failure, outcome, answer.request_id, answer.detail, window)
+            self._record(s, answer.failure, outcome, answer.request_id, answer.detail, True)
         m = self.match
         try:
             if answer.call_tichu:

@@ -177,6 +177,9 @@ _KIND_TEXT = {
     FailureKind.ILLEGAL: "illegal answers",
     FailureKind.DISCONNECT: "the stream ended",
     FailureKind.CRASH: "the bot process ended",
+    FailureKind.LATE: "the bot's client answered late",
+    FailureKind.EXCEPTION: "the bot raised an exception",
+    FailureKind.BAD_ANSWER: "the bot gave a bad answer",
 }
 _OUTCOME_TEXT = {
     FailureOutcome.DEFAULT_ACTION: "the default action was applied",
@@ -185,6 +188,7 @@ _OUTCOME_TEXT = {
     FailureOutcome.DEFAULT_ACTIONS: "the seat was given up to default actions",
     FailureOutcome.FALLBACK_BOT: "the seat was given up to the fallback bot",
     FailureOutcome.FORFEIT: "the seat forfeits",
+    FailureOutcome.CLIENT_ANSWER: "the bot's client answered for it",
 }
 
 
