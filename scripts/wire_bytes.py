@@ -36,6 +36,10 @@ POSITIONS = (  # matches started from a position, as ``arena check-bot`` plays t
 )
 
 
+FAILURE_RATE = 0.02
+"""How often a seat gives no answer (``--failure-rate``), so that failure events are sent."""
+
+
 class Recorder:
     """A seat that records the bytes a gRPC seat would send, answering at random."""
 
@@ -64,7 +68,7 @@ class Recorder:
         self.log["request_count"] += 1
         obs = d.obs
         rng = random.Random(f"{self.seed}/{self.seat}/{self.log['request_count']}")
-        if obs.phase is not Phase.BOMB_WINDOW and rng.random() < 0.02:
+        if obs.phase is not Phase.BOMB_WINDOW and rng.random() < FAILURE_RATE:
             failure = FailureKind.TIMEOUT
             return Answer(None, failure=failure, detail="no answer", request_id=self.rid)
         call = obs.may_call_tichu and rng.random() < 0.05
@@ -91,10 +95,13 @@ async def play(seed: int, start: Match | None = None) -> dict[str, Any]:
 
 
 def main() -> None:
+    global FAILURE_RATE
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=100)
     parser.add_argument("--first-seed", type=int, default=0)
+    parser.add_argument("--failure-rate", type=float, default=FAILURE_RATE)
     args = parser.parse_args()
+    FAILURE_RATE = args.failure_rate
     requests = events = 0
     for seed in range(args.first_seed, args.first_seed + args.matches):
         log = asyncio.run(play(seed))
