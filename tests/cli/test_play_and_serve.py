@@ -19,6 +19,8 @@ from arena.cli.main import app
 from arena.referee import replay as replays
 from tests.helpers import ROOT, STUB_BOT
 
+FAULTY_BOTS = ROOT / "tests" / "server" / "bots" / "faulty_bots.py"
+
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 
 
@@ -250,10 +252,13 @@ def test_a_keys_file_must_hold_distinct_keys(tmp_path: Path) -> None:
 
 
 def sdk_manifest(folder: Path, name: str, entry: str, env: dict[str, str] | None = None) -> Path:
+    """A manifest running ``entry`` of ``tests/server/bots/faulty_bots.py``, copied into the
+    bot's folder (the sandbox shows a bot its own folder alone)."""
     folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(FAULTY_BOTS, folder / FAULTY_BOTS.name)
     path = folder / "bot.toml"
     command = json.dumps(["{python}", "-m", "sdk", entry])
-    lines = [f'name = "{name}"', f"command = {command}", f'workdir = "{ROOT}"']
+    lines = [f'name = "{name}"', f"command = {command}"]
     if env:
         lines.append("[env]")
         lines += [f'{k} = "{v}"' for k, v in env.items()]
@@ -263,7 +268,7 @@ def sdk_manifest(folder: Path, name: str, entry: str, env: dict[str, str] | None
 
 def test_play_counts_the_bots_own_failures_and_names_its_log(tmp_path: Path) -> None:
     """The SDK answers for a bot that raises on every follow; the referee counts each one."""
-    faulty = sdk_manifest(tmp_path / "f", "faulty", "tests.server.bots.faulty_bots:FollowRaises")
+    faulty = sdk_manifest(tmp_path / "f", "faulty", "faulty_bots:FollowRaises")
     out = tmp_path / "play.json"
     args = ["play", "random", str(faulty), "random", "random", "--hands", "2", "--seed", "4"]
     result = CliRunner().invoke(app, [*args, "--out", str(out), "--quiet"])
@@ -284,7 +289,7 @@ def test_play_fails_when_a_bot_never_joins_and_logs_its_import_error(tmp_path: P
     broken = sdk_manifest(
         tmp_path / "b",
         "broken",
-        "tests.server.bots.faulty_bots:FollowRaises",
+        "faulty_bots:FollowRaises",
         {"FAULTY_IMPORT": "1"},
     )
     out = tmp_path / "play.json"

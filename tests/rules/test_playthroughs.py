@@ -48,5 +48,5 @@ def test_playthroughs_cover_every_event_and_decision() -> None:
     for start in ("wish ", "give dragon trick to seat "):
         assert any(a.startswith(start) for a in actions), start
     assert any(" to partner, " in a for a in actions)
-    assert any(line.startswith("event PLAY") and line.endswith(" value=1") for line in text)
+    assert any(line.startswith("event PLAY") and " value=1 " in line for line in text)
     assert any(" double_victory=0 " in line or " double_victory=1 " in line for line in text)

@@ -16,9 +16,9 @@ from arena.rules import (
     cards_of,
     observe,
 )
+from arena.rules import bot_seed as seat_seed
 from example_bots.random.bot import RandomBot
 from sdk import Bot
-from sdk.bot import seat_seed
 from sdk.testing import IllegalAnswer, check_bot_local, play_local
 
 

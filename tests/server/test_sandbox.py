@@ -152,7 +152,8 @@ def test_a_bot_sees_no_other_process_and_no_other_seats_token(
     assert names <= {
         "PATH", "HOME", "TMPDIR", "LANG", "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE",
         "GRPC_EXPERIMENTS", "GRPC_ENABLE_FORK_SUPPORT", "TICHU_ARENA_SERVER",
-        "TICHU_ARENA_TOKEN", "TICHU_ARENA_NAME", "TEST_TARGET_PID", "TEST_TCP_PORT",
+        "TICHU_ARENA_TOKEN", "TICHU_ARENA_NAME", "TICHU_ARENA_SEED", "TEST_TARGET_PID",
+        "TEST_TCP_PORT",
     }  # fmt: skip
     assert "TICHU_ARENA_SERVER=unix:/run/tichu-arena/referee.sock" in environ
     assert p.attacked.replay.meta["sandbox"]["level"] == "full"

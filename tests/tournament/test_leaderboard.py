@@ -27,7 +27,7 @@ from arena.tournament.leaderboard_render import (
     write_leaderboard,
 )
 from arena.tournament.model import plan_event
-from arena.tournament.store import EventStore, Failure, HandRow
+from arena.tournament.store import EventStore, FailureRow, HandRow
 
 STRENGTHS = {"ace": 240.0, "king": 120.0, "queen": 0.0, "jack": -120.0, "ten": -240.0}
 TRUE_ORDER = list(STRENGTHS)
@@ -252,9 +252,9 @@ def test_every_format_shows_failures_per_bot_by_kind_with_the_log(tmp_path: Path
         event_id = store.create_event(spec, plan, created=CREATED)
         for k, stored in enumerate(store.pending_plays(event_id)):
             seat = stored.play.seats.index("king")
-            failures = [Failure(seat, "exception", "KeyError: 'x'", f"logs/p{k}/king.log")]
+            failures = [FailureRow(seat, "exception", "KeyError: 'x'", f"logs/p{k}/king.log")]
             if k == 0:
-                failures.append(Failure(seat, "timeout", "no answer within 1000 ms"))
+                failures.append(FailureRow(seat, "timeout", "no answer within 1000 ms"))
             row = HandRow(
                 hand=0,
                 score_a=50 + 10 * k,

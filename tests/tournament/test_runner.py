@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -230,10 +231,10 @@ def test_an_event_counts_a_bots_own_failures_with_its_log(tmp_path: Path) -> Non
     """A bot that raises on every follow: the summary and the database name it and its log."""
     manifest = tmp_path / "faulty" / "bot.toml"
     manifest.parent.mkdir()
-    command = '["{python}", "-m", "sdk", "tests.server.bots.faulty_bots:FollowRaises"]'
-    manifest.write_text(
-        f'name = "faulty"\ncommand = {command}\nworkdir = "{ROOT}"\n', encoding="utf-8"
-    )
+    # The sandbox shows a bot its own folder alone: the bot's module goes in it.
+    shutil.copy(ROOT / "tests" / "server" / "bots" / "faulty_bots.py", manifest.parent)
+    command = '["{python}", "-m", "sdk", "faulty_bots:FollowRaises"]'
+    manifest.write_text(f'name = "faulty"\ncommand = {command}\n', encoding="utf-8")
     event = tmp_path / "faulty.toml"
     event.write_text(
         EVENT.format(name="faulty", boards=1, hands=1).replace(
