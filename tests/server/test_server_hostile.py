@@ -60,15 +60,18 @@ class Run:
 @pytest.fixture(scope="module")
 def run(stub: Callable[..., Manifest], tmp_path_factory: pytest.TempPathFactory) -> Run:
     tmp = tmp_path_factory.mktemp("hostile")
+    seen = tmp / "seen"  # the bots' sandboxes show them this folder alone, writable by all
+    seen.mkdir()
+    seen.chmod(0o777)
     out = Run()
-    out.logs, out.dumps = tmp / "logs", tmp
+    out.logs, out.dumps = tmp / "logs", seen
     sdk_bot = resolve_bot("random")
 
     async def one(server: ArenaServer, name: str) -> None:
         if name == "hostile":
             bots = [
-                stub("--seed", "1", "--dump", str(tmp / "honest.hex")),
-                stub("--mode", "hostile", "--seed", "2", "--dump", str(tmp / "hostile.hex")),
+                stub("--seed", "1", "--dump", str(seen / "honest.hex")),
+                stub("--mode", "hostile", "--seed", "2", "--dump", str(seen / "hostile.hex")),
                 sdk_bot,
                 sdk_bot,
             ]
@@ -95,6 +98,7 @@ def run(stub: Callable[..., Manifest], tmp_path_factory: pytest.TempPathFactory)
             log_dir=tmp / "logs" / name,
             extra_env=env,
             on_exit=lambda s, c: exits.append((s, c)),
+            writable=[seen],
         )
         out.records[name] = records[0]
         out.exits[name] = exits
