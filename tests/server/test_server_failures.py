@@ -105,7 +105,7 @@ def _run(stub: Callable[..., Manifest], tmp: Path) -> Scenario:
                 seed=17,
                 # Short deadlines where a timeout is the point; room elsewhere, so that a
                 # loaded machine does not turn slow answers into failures.
-                time=TimeControl(decision_ms=400 if name in ("timeout", "vanish") else 2000),
+                time=TimeControl(decision_ms=400 if name in ("timeout", "vanish") else 5000),
                 policy=policy,
                 table_id=name,
             )

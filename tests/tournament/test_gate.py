@@ -63,7 +63,7 @@ def test_heuristic_beats_random_quickly_and_resumes(tmp_path: Path) -> None:
     )  # fmt: skip
     code, out, err, seconds = gate_cli(*args)
     assert code == 0, err
-    assert seconds < 60
+    assert seconds < 180  # a bound against a hang; alone it takes well under a minute
     assert "PASS" in out and "LLR" in err  # the verdict on stdout, the live line on stderr
     assert "bot processes sandboxed: full" in err
     data, xml = reports(tmp_path)
@@ -98,7 +98,7 @@ def test_random_never_passes_a_gain_test_against_itself(tmp_path: Path) -> None:
         "--json", tmp_path / "gate.json", "--junit", tmp_path / "gate.xml",
     )  # fmt: skip
     assert code in (1, 2), err
-    assert seconds < 60
+    assert seconds < 180  # a bound against a hang; alone it takes well under a minute
     assert out.startswith("FAIL")
     data, xml = reports(tmp_path)
     assert data["verdict"] == {1: "H0", 2: "inconclusive"}[code]
