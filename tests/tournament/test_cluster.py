@@ -25,9 +25,8 @@ from arena.tournament.store import EventStore
 
 pytest.importorskip("distributed")
 
-from tests.helpers import MANY_PROCESSES
 
-pytestmark = [pytest.mark.slow, MANY_PROCESSES]
+pytestmark = pytest.mark.slow
 
 DASK = str(Path(sys.executable).parent / "dask")
 ARENA = str(Path(sys.executable).parent / "arena")

@@ -90,10 +90,10 @@ def test_replay_steps_match_the_replay_file(web: Served, page: Any) -> None:
     page.goto(web.url + f"/replay?event=webtest&play={ordinal}&step=0&view=all")
     page.wait_for_selector("body[data-ready='1']")
     checked_log = False
-    for _ in range(40):
+    for step in range(1, 41):
         page.keyboard.press("ArrowRight")
-        step = int(page.locator("#stepno").input_value())
-        page.wait_for_function(f"document.location.search.includes('step={step}')")
+        # One key press, one step: wait until the page shows it (its fetch is asynchronous).
+        page.wait_for_function(f"document.getElementById('stepno').value === '{step}'")
         page.wait_for_selector(f"#where:text-matches('^step {step} ')")
         m = state_at(path, step)
         for s in range(4):
