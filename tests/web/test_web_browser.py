@@ -89,7 +89,7 @@ def test_replay_steps_match_the_replay_file(web: Served, page: Any) -> None:
     logbot = replay.seats.index("logbot")
     page.goto(web.url + f"/replay?event=webtest&play={ordinal}&step=0&view=all")
     page.wait_for_selector("body[data-ready='1']")
-    checked_log = False
+    logs: list[str] = []
     for step in range(1, 41):
         page.keyboard.press("ArrowRight")
         # One key press, one step: wait until the page shows it (its fetch is asynchronous).
@@ -108,9 +108,10 @@ def test_replay_steps_match_the_replay_file(web: Served, page: Any) -> None:
         if think:
             assert f"{think[0][2]:.2f} ms" in page.locator("#decision .think").inner_text()
         if seat == logbot and think and page.locator("#decision pre.log").count():
-            assert "logbot hand 1" in page.locator("#decision pre.log").inner_text()
-            checked_log = True
-    assert checked_log, "no decision of the log-writing bot showed its log"
+            logs.append(page.locator("#decision pre.log").inner_text())
+    # A bot's output reaches its log through the sandbox's pipe, so a line may land with the
+    # next decision (docs/web.md): some decision of the log-writing bot shows its lines.
+    assert any("logbot hand 1" in text for text in logs), logs
     # The last state against the recorded result, via the End key.
     page.keyboard.press("End")
     page.wait_for_selector(f"#where:text-matches('^step {len(replay.recorded or [])} ')")
