@@ -17,11 +17,8 @@ from __future__ import annotations
 import random
 
 from arena.rules import (
-    CARD_RANKS,
-    DRAGON,
     NO_WISH,
     PASS,
-    PHOENIX,
     Action,
     Exchange,
     Gift,
@@ -30,7 +27,8 @@ from arena.rules import (
     Phase,
     Play,
     Wish,
-    cards_of,
+    plain_exchange,
+    plain_gift,
 )
 
 
@@ -110,8 +108,7 @@ class Bot:
 
         Default: the lowest card to each opponent and the highest to the partner.
         """
-        by_rank = sorted(cards_of(obs.hand), key=_strength)
-        return Exchange(by_rank[0], by_rank[-1], by_rank[1])
+        return plain_exchange(obs)
 
     def wish(self, obs: Observation) -> int:
         """After playing the Mah Jong: a rank 2..14 to wish for, or 0. Default: no wish."""
@@ -119,8 +116,7 @@ class Bot:
 
     def gift(self, obs: Observation) -> int:
         """Which opponent (a seat) gets your Dragon trick. Default: the one with more cards."""
-        left, right = (obs.seat + 1) % 4, (obs.seat + 3) % 4
-        return left if obs.card_counts[left] >= obs.card_counts[right] else right
+        return plain_gift(obs)
 
     # Hooks for bots that keep their own state; the defaults do nothing.
     def on_match_start(self, seat: int) -> None:
@@ -128,12 +124,3 @@ class Bot:
 
     def on_match_end(self, scores: tuple[int, int]) -> None:
         """Called when a match ends, with the final team scores."""
-
-
-def _strength(card: int) -> tuple[int, int]:
-    # The Dragon and Phoenix are the strongest cards to keep or give a partner.
-    if card == DRAGON:
-        return (17, card)
-    if card == PHOENIX:
-        return (16, card)
-    return (CARD_RANKS[card], card)

@@ -11,19 +11,16 @@ from __future__ import annotations
 from typing import Protocol
 
 from arena.rules import (
-    CARD_RANKS,
-    DRAGON,
     PASS,
-    PHOENIX,
     Action,
-    Exchange,
     Gift,
     GrandTichu,
     Observation,
     Phase,
     Play,
     Wish,
-    cards_of,
+    plain_exchange,
+    plain_gift,
 )
 
 
@@ -93,13 +90,11 @@ class FallbackPlayer:
         if phase is Phase.GRAND_TICHU:
             return GrandTichu(False)
         if phase is Phase.EXCHANGE:
-            by_rank = sorted(cards_of(obs.hand), key=_strength)
-            return Exchange(by_rank[0], by_rank[-1], by_rank[1])
+            return plain_exchange(obs)
         if phase is Phase.WISH:
             return Wish(0)
         if phase is Phase.DRAGON_GIFT:
-            left, right = (obs.seat + 1) % 4, (obs.seat + 3) % 4
-            return Gift(left if obs.card_counts[left] >= obs.card_counts[right] else right)
+            return Gift(plain_gift(obs))
         raise ValueError(f"no decision to make in phase {phase.name}")
 
     def call_tichu(self, obs: Observation) -> bool:
@@ -115,12 +110,3 @@ class FallbackPlayer:
 
     def on_match_end(self, scores: tuple[int, int]) -> None:
         """Keeps no state."""
-
-
-def _strength(card: int) -> tuple[int, int]:
-    """Exchange order: by rank, the Phoenix and the Dragon strongest (what a partner wants)."""
-    if card == DRAGON:
-        return (17, card)
-    if card == PHOENIX:
-        return (16, card)
-    return (CARD_RANKS[card], card)

@@ -70,7 +70,14 @@ from arena.rules.combos import (
 )
 from arena.rules.errors import ArenaError, IllegalActionError, InvalidActionError
 from arena.rules.events import Event, EventKind
-from arena.rules.observe import Observation, TrickEntry, default_action, observe
+from arena.rules.observe import (
+    Observation,
+    TrickEntry,
+    default_action,
+    observe,
+    plain_exchange,
+    plain_gift,
+)
 from arena.rules.position import format_position, parse_position
 from arena.rules.scoring import HandScore, failed_bet, score_hand, victory_points
 from arena.rules.state import (
@@ -162,6 +169,8 @@ __all__ = [
     "parse_cards",
     "parse_play",
     "parse_position",
+    "plain_exchange",
+    "plain_gift",
     "points_of",
     "readings",
     "score_hand",

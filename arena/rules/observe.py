@@ -15,7 +15,7 @@ from dataclasses import dataclass, fields
 from typing import Any, NamedTuple
 
 from arena.rules.actions import Action, Exchange, Phase
-from arena.rules.cards import MAHJONG_BIT, Mask, cards_of, points_of
+from arena.rules.cards import CARD_RANKS, DRAGON, MAHJONG_BIT, PHOENIX, Mask, cards_of, points_of
 from arena.rules.combos import PASS, Play
 from arena.rules.events import Event, EventKind
 from arena.rules.state import Match, Options, next_active
@@ -204,6 +204,28 @@ def default_action(obs: Observation) -> Action:
         low = cards_of(obs.hand)
         return _new(Exchange, (next(low), next(low), next(low)))
     return obs.legal[0]
+
+
+def plain_exchange(obs: Observation) -> Exchange:
+    """A plain, sensible exchange: the two lowest cards to the opponents, the strongest (the
+    Dragon, then the Phoenix, then by rank) to the partner. What ``sdk.Bot`` and the
+    referee's fallback player pass unless told otherwise."""
+    by_strength = sorted(cards_of(obs.hand), key=_strength)
+    return _new(Exchange, (by_strength[0], by_strength[-1], by_strength[1]))
+
+
+def plain_gift(obs: Observation) -> int:
+    """The seat a plain player gives its Dragon trick: the opponent holding more cards."""
+    left, right = (obs.seat + 1) & 3, (obs.seat + 3) & 3
+    return left if obs.card_counts[left] >= obs.card_counts[right] else right
+
+
+def _strength(card: int) -> tuple[int, int]:
+    if card == DRAGON:
+        return (17, card)
+    if card == PHOENIX:
+        return (16, card)
+    return (CARD_RANKS[card], card)
 
 
 def observe(match: Match, seat: int) -> Observation:

@@ -73,6 +73,7 @@ class BotProcess:
         self.writable = tuple(writable)
         self.proc: asyncio.subprocess.Process | None = None
         self._pump: asyncio.Task[None] | None = None
+        self.logged = 0  # bytes of output in the log: what the referee marks decisions with
         self._scratch: Path | None = None
 
     async def start(self) -> None:
@@ -119,10 +120,13 @@ class BotProcess:
         room = self.limits.log_kb * 1024
         dropped = 0
         with log.open("ab") as f:
+            self.logged = f.tell()  # a restarted bot appends to its earlier output
             while chunk := await stream.read(LOG_CHUNK):
                 if room > 0:
-                    f.write(chunk[:room])
+                    kept = chunk[:room]
+                    f.write(kept)
                     f.flush()
+                    self.logged += len(kept)
                     dropped += max(0, len(chunk) - room)
                     room -= len(chunk)
                 else:
@@ -270,6 +274,7 @@ async def play_table(
         table.manage(seat)
     if log_dir is not None:
         table.logs = [bot.log for bot in bots if bot.log is not None]
+        table.logged = [bot for bot in bots if bot.log is not None]
     watchers: list[asyncio.Task[None]] = []
     try:
         for seat, bot in enumerate(bots):

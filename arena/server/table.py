@@ -16,12 +16,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import grpc
 
@@ -92,6 +92,12 @@ class TableSpec(MatchSettings):
         return plan.seat_seeds[seat] if plan.seat_seeds else bot_seed(plan.seed, seat)
 
 
+class _Logged(Protocol):
+    """A bot process's output so far (``arena.server.bots.BotProcess``)."""
+
+    logged: int
+
+
 class TableState(Enum):
     """Where a table is in its life."""
 
@@ -124,6 +130,7 @@ class Table:
         self.on_record: Callable[[int, MatchRecord], None] | None = None
         #: The seats' bot log files, when the runner keeps them (named in each replay).
         self.logs: list[Path] | None = None
+        self.logged: Sequence[_Logged] = ()  # by seat: how much output each log holds
         self.shutting_down = False
         self._on_done = on_done
         self._manager_hook = on_match
@@ -223,11 +230,7 @@ class Table:
         return record
 
     def _log_size(self, seat: int) -> int:
-        assert self.logs is not None
-        try:
-            return self.logs[seat].stat().st_size
-        except OSError:
-            return -1
+        return self.logged[seat].logged if seat < len(self.logged) else -1
 
     def _why_absent(self, seat: int) -> tuple[FailureKind, str]:
         code = self._exit_codes.get(seat)
