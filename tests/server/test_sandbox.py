@@ -79,6 +79,7 @@ def play_attack(
     env: Mapping[str, str] | None = None,
     sandbox: Sandbox | None = None,
     decision_ms: int = 5000,
+    startup_timeout_s: float = 30.0,
 ) -> Played:
     """Plays the attack table (attacker in seat 3) beside a table of four honest bots."""
     sandbox = sandbox or _full()
@@ -98,6 +99,7 @@ def play_attack(
                     time=TimeControl(decision_ms),
                     policy=FailurePolicy(max_strikes=3),
                     table_id=f"attack{k}",
+                    startup_timeout_s=startup_timeout_s,
                 )
                 runs.append(
                     play_table(
@@ -247,7 +249,9 @@ def test_a_flooded_log_is_capped_and_the_flooder_given_up(
     stub: Callable[..., Manifest], tmp_path: Path
 ) -> None:
     cap_kb = 64
-    p = play_attack(stub, _hostile("flood", Limits(log_kb=cap_kb)), tmp_path, decision_ms=300)
+    flood = _hostile("flood", Limits(log_kb=cap_kb))
+    # It never joins: the table waits out its start-up time, short here (honest bots join fast).
+    p = play_attack(stub, flood, tmp_path, decision_ms=300, startup_timeout_s=8.0)
     # It floods instead of joining: recorded as a seat that never came, given up at once.
     assert_honest_seats_played(p, {FailureKind.DISCONNECT})
     assert 3 in p.attacked.outcome.given_up

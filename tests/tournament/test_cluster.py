@@ -26,7 +26,8 @@ from arena.tournament.store import EventStore
 pytest.importorskip("distributed")
 
 
-pytestmark = pytest.mark.slow
+# One worker runs this module, so its tests share one cluster (see ``cluster``).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("dask-cluster")]
 
 DASK = str(Path(sys.executable).parent / "dask")
 ARENA = str(Path(sys.executable).parent / "arena")
@@ -90,12 +91,15 @@ class Cluster:
             client.wait_for_workers(count, timeout=120)
 
     def close(self) -> None:
-        for proc in [*self.workers, self.scheduler]:
+        """Kills the workers (a graceful worker shutdown takes seconds), stops the scheduler."""
+        for proc in self.workers:
             if proc.poll() is None:
-                proc.terminate()
+                proc.kill()
+        if self.scheduler.poll() is None:
+            self.scheduler.terminate()
         for proc in [*self.workers, self.scheduler]:
             try:
-                proc.wait(20)
+                proc.wait(5)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
@@ -103,8 +107,19 @@ class Cluster:
 
 
 @pytest.fixture
-def cluster(tmp_path: Path) -> Iterator[Cluster]:
+def own_cluster(tmp_path: Path) -> Iterator[Cluster]:
+    """A cluster of the test's own, for a test that kills one of its workers."""
     c = Cluster(tmp_path)
+    try:
+        yield c
+    finally:
+        c.close()
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """One cluster for the tests that leave its workers alive (starting one takes seconds)."""
+    c = Cluster(tmp_path_factory.mktemp("dask"))
     try:
         yield c
     finally:
@@ -175,8 +190,9 @@ def _driver(cluster: Cluster, args: list[str], tmp: Path) -> subprocess.Popen[by
 
 
 def test_a_worker_killed_mid_event_loses_and_doubles_nothing(
-    cluster: Cluster, tmp_path: Path
+    own_cluster: Cluster, tmp_path: Path
 ) -> None:
+    cluster = own_cluster
     db = tmp_path / "event.sqlite"
     driver = _driver(cluster, ["run", str(_event(tmp_path, boards=3)), "--db", str(db)], tmp_path)
     _wait_for_plays(db, 2, driver)

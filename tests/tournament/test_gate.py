@@ -58,7 +58,7 @@ def test_heuristic_beats_random_quickly_and_resumes(tmp_path: Path) -> None:
     db = tmp_path / "gate.sqlite"
     args = (
         "--candidate", "heuristic", "--baseline", "random", "--preset", "gain",
-        "--max-boards", "200", "--db", db,
+        "--max-boards", "60", "--min-pairs", "10", "--db", db,
         "--json", tmp_path / "gate.json", "--junit", tmp_path / "gate.xml",
     )  # fmt: skip
     code, out, err, seconds = gate_cli(*args)
@@ -70,7 +70,7 @@ def test_heuristic_beats_random_quickly_and_resumes(tmp_path: Path) -> None:
     assert data["verdict"] == "H1" and data["passed"] and data["exit_code"] == 0
     assert (data["elo0"], data["elo1"]) == PRESETS["gain"]
     assert data["mode"] == "standard" and data["candidate"] == "heuristic"
-    assert 100 <= data["boards"] <= 200
+    assert 10 <= data["boards"] <= 60
     assert sum(data["pentanomial"]) == data["boards"]
     assert data["plays"] >= 2 * data["boards"]
     assert data["llr"] >= data["bounds"][1] > 0 > data["bounds"][0]
@@ -94,7 +94,7 @@ def test_heuristic_beats_random_quickly_and_resumes(tmp_path: Path) -> None:
 def test_random_never_passes_a_gain_test_against_itself(tmp_path: Path) -> None:
     code, out, err, seconds = gate_cli(
         "--candidate", "random", "--baseline", "random", "--preset", "gain",
-        "--max-boards", "120", "--seed", "7",
+        "--max-boards", "30", "--min-pairs", "10", "--seed", "7",
         "--json", tmp_path / "gate.json", "--junit", tmp_path / "gate.xml",
     )  # fmt: skip
     assert code in (1, 2), err
@@ -103,9 +103,9 @@ def test_random_never_passes_a_gain_test_against_itself(tmp_path: Path) -> None:
     data, xml = reports(tmp_path)
     assert data["verdict"] == {1: "H0", 2: "inconclusive"}[code]
     assert not data["passed"] and data["exit_code"] == code
-    assert data["boards"] <= 120
+    assert data["boards"] <= 30
     if code == 2:
-        assert data["boards"] == 120
+        assert data["boards"] == 30
         assert data["bounds"][0] < data["llr"] < data["bounds"][1]
     (failure,) = failures_of(xml)
     assert failure.get("type") == data["verdict"]
@@ -115,7 +115,9 @@ def test_random_never_passes_a_gain_test_against_itself(tmp_path: Path) -> None:
 @pytest.mark.slow
 @MANY_PROCESSES
 def test_mixed_mode_partners_the_candidate_with_the_baseline() -> None:
-    config = GateConfig("heuristic", "random", *PRESETS["gain"], max_boards=150, mixed=True)
+    config = GateConfig(
+        "heuristic", "random", *PRESETS["gain"], max_boards=150, min_pairs=10, mixed=True
+    )
     seats = [bot["bot"] for bot in build_event_data(config)["bots"]]
     assert seats == ["heuristic", "random", "random", "random"]
     report = run_gate(config)
@@ -230,7 +232,7 @@ def test_the_same_seed_gives_the_same_pentanomial(tmp_path: Path) -> None:
     for k in (1, 2):
         out = tmp_path / f"gate{k}.json"
         code, _, err, _ = gate_cli(
-            "--candidate", "greedy", "--baseline", "random", "--max-boards", "100",
+            "--candidate", "greedy", "--baseline", "random", "--max-boards", "20", "--min-pairs", "20",
             "--seed", "0", "--jobs", "1", "--decision-ms", "20000", "--json", out,
         )  # fmt: skip
         assert code in (0, 1, 2), err

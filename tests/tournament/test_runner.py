@@ -137,7 +137,7 @@ def test_a_board_is_never_played_twice_on_one_process() -> None:
 @pytest.mark.parametrize("how", ["sigkill", "sigint", "sigterm"])
 def test_killed_event_resumes_without_losing_or_repeating_a_hand(tmp_path: Path, how: str) -> None:
     """Kill the runner (and its bots) mid-event; resume; every hand is there exactly once."""
-    event = write_event(tmp_path, "kill", boards=4, hands=2)
+    event = write_event(tmp_path, "kill", boards=2, hands=2)
     db = tmp_path / "kill.sqlite"
     proc = subprocess.Popen(
         [*ARENA, "event", "run", str(event), "--db", str(db), "--out", str(tmp_path), "--quiet"],
@@ -148,7 +148,7 @@ def test_killed_event_resumes_without_losing_or_repeating_a_hand(tmp_path: Path,
         start_new_session=True,
     )
     deadline = time.monotonic() + 120
-    while plays_done(db) < 6 and proc.poll() is None and time.monotonic() < deadline:
+    while plays_done(db) < 3 and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
     assert proc.poll() is None, "the event finished before it could be interrupted"
     if how == "sigkill":
@@ -161,14 +161,14 @@ def test_killed_event_resumes_without_losing_or_repeating_a_hand(tmp_path: Path,
         assert "arena event resume" in out
     before = hand_rows(db)
     partial = plays_done(db)
-    assert 6 <= partial < 24
+    assert 3 <= partial < 12
     assert len(before) == 2 * partial  # no half-written play
     resumed = run_arena("event", "resume", str(db), "--out", str(tmp_path), "--quiet", cwd=ROOT)
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     after = hand_rows(db)
     assert set(before) <= set(after)  # what was recorded before the kill is untouched
     keys = [(r[0], r[1]) for r in after]
-    assert keys == sorted(set(keys)) and len(keys) == 2 * 24  # 24 plays x 2 hands, each once
+    assert keys == sorted(set(keys)) and len(keys) == 2 * 12  # 12 plays x 2 hands, each once
     with EventStore(db, create=False) as store:
         assert store.event("kill").status.value == "finished"
 
@@ -208,7 +208,7 @@ def test_the_same_event_file_replays_the_same_database(tmp_path: Path) -> None:
 
     A generous clock: a timeout on a loaded machine would change a hand (a default action).
     """
-    event = write_event(tmp_path, "twice", boards=4)
+    event = write_event(tmp_path, "twice", boards=2)
     event.write_text(event.read_text() + "[time_control]\ndecision_ms = 20000\n")
     runs = []
     for k in (1, 2):
@@ -221,9 +221,9 @@ def test_the_same_event_file_replays_the_same_database(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
         runs.append(every_hand(db))
         if k == 1:  # not a terminal: plain progress lines instead of a bar
-            assert re.search(r"^plays \d+/24, [\d.]+ hands/s, ETA [\d:?]+", done.stdout, re.M)
+            assert re.search(r"^plays \d+/12, [\d.]+ hands/s, ETA [\d:?]+", done.stdout, re.M)
     first, second = runs
-    assert len(first) == 3 * 4 * 2
+    assert len(first) == 3 * 2 * 2
     assert first == second
 
 

@@ -68,3 +68,11 @@ def web(event_db: Path) -> Iterator[Served]:
     """The web app over the finished event."""
     for url in serve([event_db]):
         yield Served(url, event_db)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Runs every test of the played event on one xdist worker, so it is played once."""
+    for item in items:
+        if "event_db" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("web-event"))
