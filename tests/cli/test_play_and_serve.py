@@ -209,20 +209,24 @@ def test_serve_open_tables_seat_bots_that_join_with_a_key(tmp_path: Path) -> Non
         assert "(open tables: tichujoin)" in first
         address = first.split("listening on ")[1].split(";")[0].split(" ")[0]
         bots = []
-        for n in names:
-            bots.append(
-                subprocess.Popen(
-                    [sys.executable, str(STUB_BOT)],
-                    env={
-                        **os.environ,
-                        "TICHU_ARENA_SERVER": address,
-                        "TICHU_ARENA_BOT_KEY": f"key-of-{n}-0123",
-                    },
-                    stdout=subprocess.DEVNULL,
-                )
+        for k, n in enumerate(names):
+            bot = subprocess.Popen(
+                [sys.executable, str(STUB_BOT)],
+                env={
+                    **os.environ,
+                    "TICHU_ARENA_SERVER": address,
+                    "TICHU_ARENA_BOT_KEY": f"key-of-{n}-0123",
+                },
+                stdout=subprocess.PIPE,
+                text=True,
             )
-            time.sleep(0.3)  # join in this order
-        assert [b.wait(60) for b in bots] == [0, 0, 0, 0]
+            bots.append(bot)
+            assert bot.stdout is not None
+            # Join in this order: the next bot starts once the lobby counts this one.
+            assert bot.stdout.readline().strip() == f"waiting {k + 1}"
+        for bot in bots:
+            bot.communicate(timeout=60)
+        assert [b.returncode for b in bots] == [0, 0, 0, 0]
         serve.send_signal(signal.SIGINT)
         assert serve.wait(30) == 0
     finally:

@@ -232,8 +232,9 @@ def test_the_same_seed_gives_the_same_pentanomial(tmp_path: Path) -> None:
     for k in (1, 2):
         out = tmp_path / f"gate{k}.json"
         code, _, err, _ = gate_cli(
-            "--candidate", "greedy", "--baseline", "random", "--max-boards", "20", "--min-pairs", "20",
-            "--seed", "0", "--jobs", "1", "--decision-ms", "20000", "--json", out,
+            "--candidate", "greedy", "--baseline", "random",
+            "--max-boards", "20", "--min-pairs", "20", "--seed", "0", "--jobs", "1",
+            "--decision-ms", "20000", "--json", out,
         )  # fmt: skip
         assert code in (0, 1, 2), err
         data = json.loads(out.read_text(encoding="utf-8"))

@@ -152,6 +152,8 @@ async def play(args: argparse.Namespace) -> int:
                     if args.mode == "thief" and not tasks:
                         victim = os.environ["TEST_OTHER_TOKENS"].split(",")[0]
                         tasks.append(asyncio.ensure_future(thief(address, victim, rng)))
+                elif which == "waiting":
+                    print(f"waiting {msg.waiting.bots_waiting}", flush=True)
                 elif which == "error":
                     print(f"error {msg.error.code} {msg.error.message}", flush=True)
                     if wrong is not None and msg.error.request_id == wrong.request_id:
