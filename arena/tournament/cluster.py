@@ -14,9 +14,11 @@ cluster of N worker processes, started and stopped here). Dask is an optional de
   and the bots' logs. Nothing on the worker touches the results database.
 * **One writer**: the driver records each returned play (replay file first, then its hands in
   one transaction), exactly as the local runner does. A task's Dask key is made of its play
-  ids, and a play already recorded is never written again, so a task re-run after a lost
-  worker (Dask reschedules it) cannot double a hand; a driver that died is resumed with
-  ``arena event resume``, which submits what is still pending.
+  ids and a token of the driver's run (so a resumed driver never meets the keys of the one
+  that died, which the scheduler may still hold), and a play already recorded is never
+  written again, so a task re-run after a lost worker (Dask reschedules it) cannot double a
+  hand; a driver that died is resumed with ``arena event resume``, which submits what is
+  still pending.
 * **Bots travel as content-hashed bundles** (``arena.server.bundle``): a worker unpacks them
   into its cache and refuses a bundle whose files do not match its hash; built-in bots are the
   worker's own installed copies, refused when their hash differs from the driver's.
@@ -30,6 +32,7 @@ import os
 import signal
 import tempfile
 import threading
+import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -125,6 +128,7 @@ def pair_tasks(
     """Groups ``pending`` into tasks of up to ``boards_per_task`` boards of one table and round."""
     if boards_per_task < 1:
         raise ValueError(f"boards_per_task must be at least 1, not {boards_per_task}")
+    run = uuid.uuid4().hex[:12]  # this call's own keys: none is left over from another driver
     bundles = {name: bundle_of(m) for name, m in runner.manifests.items()}
     tables: dict[tuple[int, int], list[StoredPlay]] = {}
     for sp in pending:
@@ -144,7 +148,7 @@ def pair_tasks(
                 table_id = f"r{round_}-t{table}-rot{rotation}-p{group[0].play.ordinal}"
                 spec = runner.table_spec(group[0].play.seats, group, table_id, [None] * len(group))
                 sessions.append(TaskSession(tuple(sp.id for sp in group), spec))
-            key = f"tichu-{runner.event}-plays-" + "-".join(str(sp.id) for sp in batch)
+            key = f"tichu-{runner.event}-{run}-plays-" + "-".join(str(sp.id) for sp in batch)
             b = tuple(bundles[name] for name in batch[0].play.seats)
             four = (b[0], b[1], b[2], b[3])
             tasks.append(
@@ -279,6 +283,8 @@ class DaskExecutor:
                 try:
                     result = future.result()
                 except Exception as e:  # the task failed on every try: say which and why
+                    if runner.stopping:
+                        break  # cancelled by the stop itself: its plays stay pending
                     self.stop()
                     raise ClusterError(f"a task failed on the cluster: {e}") from None
                 self._write_logs(runner, result)
