@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck bench ladder install clean
+.PHONY: demo test lint typecheck bench ladder install clean bytecode
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -14,7 +14,12 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-demo: $(STAMP)
+# Every bot and CLI process imports the project's own sources; where PYTHONDONTWRITEBYTECODE is
+# set (as on the CI machines) none of them writes a .pyc, so each would compile them afresh.
+bytecode: $(STAMP)
+	@$(BIN)/python -m compileall -q arena sdk example_bots tests > /dev/null
+
+demo: $(STAMP) bytecode
 	$(BIN)/arena demo
 
 lint: $(STAMP)
@@ -28,7 +33,7 @@ typecheck: $(STAMP)
 # than cores pay), with mypy beside it; its report is printed when pytest is done.
 WORKERS ?= 4
 
-test: lint
+test: lint bytecode
 	@$(BIN)/mypy arena sdk > $(VENV)/mypy.log 2>&1 & mypy=$$!; \
 	$(BIN)/pytest -q -n $(WORKERS); status=$$?; \
 	wait $$mypy || status=1; cat $(VENV)/mypy.log; exit $$status
