@@ -290,7 +290,11 @@ async def play_table(
             table.abort("the runner stopped")
         for w in watchers:
             w.cancel()
-        await asyncio.gather(*(bot.stop() for bot in bots))
+        # A seat given up is sent nothing more: its process gets no time to end on its own.
+        given_up = {seat for record in table.records for seat in record.outcome.given_up}
+        await asyncio.gather(
+            *(bot.stop(0.0 if seat in given_up else 5.0) for seat, bot in enumerate(bots))
+        )
     return table, records
 
 

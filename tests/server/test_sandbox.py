@@ -251,7 +251,7 @@ def test_a_flooded_log_is_capped_and_the_flooder_given_up(
     cap_kb = 64
     flood = _hostile("flood", Limits(log_kb=cap_kb))
     # It never joins: the table waits out its start-up time, short here (honest bots join fast).
-    p = play_attack(stub, flood, tmp_path, decision_ms=300, startup_timeout_s=8.0)
+    p = play_attack(stub, flood, tmp_path, startup_timeout_s=8.0)
     # It floods instead of joining: recorded as a seat that never came, given up at once.
     assert_honest_seats_played(p, {FailureKind.DISCONNECT})
     assert 3 in p.attacked.outcome.given_up

@@ -197,8 +197,8 @@ def test_a_second_hello_is_fatal_and_the_seat_may_resume() -> None:
 
 def test_a_given_up_seat_and_a_finished_table_refuse_their_tokens() -> None:
     async def main(server: ArenaServer) -> None:
-        spec = TableSpec(
-            options=Options(hands=1),
+        spec = TableSpec(  # hands enough that the match outlasts the resume below
+            options=Options(hands=10),
             time=TimeControl(decision_ms=50),
             policy=FailurePolicy(max_strikes=1),
         )
