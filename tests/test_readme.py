@@ -28,7 +28,8 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc  # type: ignore[import-untyped]
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers import ROOT
+
 README = ROOT / "README.md"
 DEMO_DB = "runs/demo.sqlite"
 #: A 6-hand event of the example event's name: its database stands in for the example's.
