@@ -2,7 +2,7 @@
 
 The outcome unit of every rating here is the *hand*: one play of one board, scored for team A
 as ``s = 1`` (won), ``½`` (tied) or ``0`` (lost) by the sign of the score difference
-(design note §3.1, "hand-Elo"). Team A holds seats 0 and 2 (N/S), team B seats 1 and 3 (E/W).
+("hand-Elo"). Team A holds seats 0 and 2 (N/S), team B seats 1 and 3 (E/W).
 """
 
 from __future__ import annotations

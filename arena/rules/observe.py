@@ -1,4 +1,5 @@
-"""A seat's view of a match, built from scratch and redacted: what RULES.md §7 lets it know.
+"""A seat's view of a match, built from scratch and redacted: what the rules let it know
+(docs/rules.md §11).
 
 During a simultaneous decision (Grand Tichu, the exchange) every seat that has still to
 answer sees itself to act, with its own legal answers and Tichu right: the view the four

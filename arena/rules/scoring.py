@@ -1,10 +1,10 @@
 """Hand scoring, failed bets and victory points: the one place the scoring rules live.
 
-RULES.md §6: a double victory (the two seats of a team out first and second) scores 200 for
-that team (100 in the tournament mode) and no card points; otherwise each won pile counts for
+docs/rules.md §8–9: a double victory (a team's two seats out first and second) scores 200
+for that team (100 in the tournament mode) and no card points; otherwise each won pile counts for
 its team, the last seat's pile goes to the first out and its hand to the opponents. A Tichu
 bet is worth 100 and a Grand Tichu 200, won by the seat that goes out first and lost by any
-other caller. Victory points (the tournament mode, RULES.md §1.3): 2 to the team with more
+other caller. Victory points (the tournament mode, docs/rules.md §10): 2 to the team with more
 points and 1 each on a tie; a double victory earns 3, or 2 when a member of the winning team
 lost a bet in the hand. The match state (``Match``), the event store and the standings all
 score through these functions.

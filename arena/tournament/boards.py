@@ -1,8 +1,7 @@
 """Duplicate boards: the plays of a board (its rotations), their order and their seeds.
 
 A **board** is one fixed deal; it is played in several **rotations** (duplicate play), each a
-**play** with its own seed. Section numbers refer to the design note
-``ratings-and-scheduling.md``. Everything here is pure and deterministic given the event's key.
+**play** with its own seed. Everything here is pure and deterministic given the event's key.
 
 An event's key is either its **secret** (16 random bytes drawn when the event is created and
 kept in its database): every seed is then an HMAC-SHA256 of the secret, so no seat can guess

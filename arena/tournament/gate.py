@@ -1,4 +1,4 @@
-"""CI gate: a GSPRT on duplicate board pairs, candidate against baseline (design note §4).
+"""CI gate: a GSPRT on duplicate board pairs, candidate against baseline.
 
 The gate builds a ``fixed``-schedule event in code and plays it over gRPC with
 :class:`~arena.tournament.runner.EventRunner`:
@@ -70,7 +70,7 @@ PRESETS: dict[str, tuple[float, float]] = {"gain": (0.0, 10.0), "nonreg": (-10.0
 """Named ``(elo0, elo1)`` bounds in logistic hand-Elo (see docs/gate.md for the choice)."""
 
 DEFAULT_MAX_BOARDS = 20_000
-"""Default cap in board pairs (design note §4.2): about four times the longest expected run
+"""Default cap in board pairs: about four times the longest expected run
 of the presets, so an undecided gate is rare."""
 
 EVENT_NAME = "gate"

@@ -10,7 +10,7 @@ Match format (``format``):
 
 * ``"board"`` (default): a play is ``hands_per_board`` hands (default 1) from a 0:0 score, the
   board's deals, rotated. With one hand per board a play is exactly one hand of one deal, the
-  duplicate unit of the design note (§2.2: independent hands, neutral score context).
+  duplicate unit (independent hands, neutral score context).
 * ``"game"``: a play is a whole game to ``rules.target_score`` (or exactly ``rules.hands``
   hands). Every rotation of a board plays the same stream of deals, rotated, so the duplicate
   comparison still holds deal by deal although games may differ in length.

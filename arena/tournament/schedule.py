@@ -1,6 +1,6 @@
 """Event schedules: which bots sit at which table and seat in each round, and the plays of a board.
 
-Vocabulary (section numbers refer to the design note ``ratings-and-scheduling.md``):
+Vocabulary:
 
 * A **table** seats four bots North, East, South, West (seats 0..3). Partners sit opposite:
   team A is North–South (seats 0 & 2), team B is East–West (seats 1 & 3). Play order is

@@ -1,4 +1,4 @@
-"""Tests of duplicate pairing, ρ̂ and margins per bot (design note §2.4, §3.5)."""
+"""Tests of duplicate pairing, ρ̂ and margins per bot."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tests of logistic Elo conversions and sequential team Elo (design note §3.4)."""
+"""Tests of logistic Elo conversions and sequential team Elo."""
 
 from __future__ import annotations
 

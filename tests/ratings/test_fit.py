@@ -1,4 +1,4 @@
-"""Tests of the batch Bradley–Terry hand-Elo fit (design note §3.2, §3.3)."""
+"""Tests of the batch Bradley–Terry hand-Elo fit."""
 
 from __future__ import annotations
 

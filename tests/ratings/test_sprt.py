@@ -1,4 +1,4 @@
-"""Tests of the pentanomial GSPRT gate on duplicate board pairs (design note §4)."""
+"""Tests of the pentanomial GSPRT gate on duplicate board pairs."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tests of victory-point standings for the 'turnier' mode (design note §1.3)."""
+"""Tests of victory-point standings for the 'turnier' mode."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Card notation, card points, play comparison, ``parse_play`` readings, and a differential test
-of ``combinations`` against a slow brute-force classifier written from RULES.md §4.
+of ``combinations`` against a slow brute-force classifier written from docs/rules.md §5.
 """
 
 from __future__ import annotations
@@ -334,7 +334,7 @@ def _classify(ranks: list[int]) -> tuple[int, int] | None:
 
 
 def brute_readings(cards: Mask) -> set[tuple[int, int, int, int]]:
-    """Every (kind, length, rank, cards) reading of exactly ``cards``, straight from RULES.md."""
+    """Every (kind, length, rank, cards) reading of exactly ``cards``, from the rule book."""
     ids = list(cards_of(cards))
     if len(ids) == 1:
         c = ids[0]

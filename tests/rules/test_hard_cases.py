@@ -1,9 +1,10 @@
-"""The 50 hard rule cases (design/peers-and-rule-cases.md §8), one test each, in real play.
+"""The 50 hard rule cases (the corner cases of the published rules and their FAQ), one test each,
+in real play.
 
 Calls and exchange cases start from explicit deals; mid-hand cases start from ``position()``.
-Where the sources disagree the tests assert the reading of RULES.md and the engine's design:
-an obliged player must fulfil the wish on his turn, so a bomb without the wished rank is then
-illegal (RULES.md §4a), while an out-of-turn bomb is never forced; bomb windows ask the seats
+Where the sources disagree the tests assert the readings marked in docs/rules.md: an obliged
+player must fulfil the wish on his turn, so a bomb without the wished rank is then illegal
+(§7.1), while an out-of-turn bomb is never forced; bomb windows ask the seats
 in a fixed order (state.py's docstring); level totals at or above the target play on.
 """
 
@@ -238,7 +239,7 @@ def test_case_04_grand_tichu_caller_cannot_call_tichu() -> None:
 def test_case_05_tichu_before_or_during_exchange() -> None:
     deal, gives = deal_for(LAYOUT)
     m = Match(deals=[deal])
-    reject(m, CALL_TICHU)  # 8 cards: not yet (RULES.md §2.4: with 14 cards)
+    reject(m, CALL_TICHU)  # 8 cards: not yet (docs/rules.md §3.3: with 14 cards)
     for _ in range(4):
         m.apply(NO_GRAND)
     assert m.phase is Phase.EXCHANGE

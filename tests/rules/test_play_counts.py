@@ -210,7 +210,7 @@ def test_loader_rejects_bad_arithmetic(tmp_path: Path) -> None:
 def test_frohlfing_divergence_is_the_phoenix_pair_full_houses() -> None:
     """Of the big hand's 1,684 plays, 108 are full houses whose pair holds the Phoenix.
 
-    frohlfing/tichu counts 1,576 for this hand because it omits exactly these; RULES.md §4.4
+    frohlfing/tichu counts 1,576 for this hand because it omits exactly these; docs/rules.md §5
     lets the Phoenix complete either half of a full house.
     """
     (case,) = [c for c in CASES if c.name == "lead_big_phoenix_5_4444_3333_2222"]

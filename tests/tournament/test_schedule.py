@@ -1,7 +1,7 @@
 """Tests for event schedules: balance of every design, determinism, and duplicate rotations.
 
-Expected numbers come from the design note (ratings-and-scheduling.md §1.2–1.7, §2.1) and are
-written out here rather than recomputed by the code under test.
+Expected numbers are worked out by hand and written out here rather than recomputed by the
+code under test.
 """
 
 from __future__ import annotations

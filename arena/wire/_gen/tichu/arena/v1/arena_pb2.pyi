@@ -703,7 +703,7 @@ Global___Waiting: _TypeAlias = Waiting  # noqa: Y015
 
 @_typing.final
 class RulesOptions(_message.Message):
-    """Rule options (the rule book, RULES.md section 6). Always fully set by the referee."""
+    """Rule options (docs/rules.md, section 10). Always fully set by the referee."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
