@@ -22,7 +22,11 @@ FileArg = Annotated[
 
 @app.command()
 def verify(path: FileArg) -> None:
-    """Re-play FILE through the rules; print per-hand and final scores, or the first error."""
+    """Re-play FILE through the rules; print per-hand and final scores, or the first error.
+
+    Exit 0: the replay holds; 1: an action breaks the rules or the result differs; 2: FILE is
+    no well-formed replay.
+    """
     try:
         rep = replays.load(path)
         result = replays.verify(rep)
@@ -56,7 +60,7 @@ def verify(path: FileArg) -> None:
 
 @app.command()
 def show(path: FileArg) -> None:
-    """Print the game in FILE in readable form, hand by hand."""
+    """Print the game in FILE hand by hand: seats and teams, sorted hands, plays, scores."""
     try:
         text = replays.render(replays.load(path))
     except replays.ReplayError as e:
@@ -65,7 +69,8 @@ def show(path: FileArg) -> None:
 
 
 def _invalid(path: Path, error: replays.ReplayError) -> NoReturn:
-    """Prints why a replay is invalid (naming the file once) and exits 1."""
+    """Prints why a replay is invalid (naming the file once) and exits: 2 for a file that is
+    no well-formed replay, 1 for one whose actions the rules refuse."""
     message = str(error) if str(path) in str(error) else f"{path}: {error}"
     console.print(f"[red]invalid replay[/red] {escape(message)}", highlight=False, soft_wrap=True)
-    raise typer.Exit(1)
+    raise typer.Exit(2 if isinstance(error, replays.ReplayFormatError) else 1)
