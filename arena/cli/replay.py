@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from arena.cli.common import plural
 from arena.referee import replay as replays
 
 app = typer.Typer(help="Check and read replay files.", no_args_is_help=True)
@@ -50,7 +51,7 @@ def verify(path: FileArg) -> None:
         console.print(f"[red]mismatch[/red]: {problem}", highlight=False)
     status = "finished" if m.over else "unfinished"
     console.print(
-        f"{len(m.actions)} actions replayed; match {status}: team A {m.scores[0]}, "
+        f"{plural(len(m.actions), 'action')} replayed; match {status}: team A {m.scores[0]}, "
         f"team B {m.scores[1]}",
         highlight=False,
     )
