@@ -294,7 +294,7 @@ def verify(replay: Replay) -> Verified:
     return Verified(match, mismatches)
 
 
-SEAT_WINDS = ("N", "E", "S", "W")
+_WINDS = ("N", "E", "S", "W")  # seats 0-3
 
 
 def render(replay: Replay) -> str:
@@ -310,7 +310,7 @@ def render(replay: Replay) -> str:
             exchanges.setdefault(walk.hand_no, []).append(f"  {names[seat]:>12} passes {action}")
         walk.apply(action)
     lines = [
-        "seats: " + ", ".join(f"{SEAT_WINDS[s]} {names[s]}" for s in range(4)),
+        "seats: " + ", ".join(f"{_WINDS[s]} {names[s]}" for s in range(4)),
         f"team A: {names[0]} + {names[2]} (seats 0 and 2); "
         f"team B: {names[1]} + {names[3]} (seats 1 and 3)",
     ]
