@@ -261,8 +261,10 @@ def test_an_event_counts_a_bots_own_failures_with_its_log(tmp_path: Path) -> Non
 
 @pytest.mark.parametrize(
     "cluster",
-    [[], pytest.param(["--cluster", "local:1"], marks=pytest.mark.slow, id="dask")],
-    ids=["local", "dask"],
+    [
+        pytest.param([], id="local"),
+        pytest.param(["--cluster", "local:1"], marks=pytest.mark.slow, id="dask"),
+    ],
 )
 def test_an_event_gives_a_bot_its_env_and_args_and_refuses_a_changed_env(
     tmp_path: Path, cluster: list[str]
