@@ -1,7 +1,8 @@
 """``arena gate``: a CI gate for bot authors, an SPRT on duplicate boards against a baseline.
 
 Exit codes: 0 = H1 accepted (pass), 1 = H0 accepted, 2 = inconclusive at the cap, 3 = error
-(including a bad command line, which click would otherwise report with 2).
+(including a bad command line, which click would otherwise report with 2), 130 = stopped by
+Ctrl-C before a decision (143 for SIGTERM), with the command that continues it.
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from __future__ import annotations
 import enum
 import json
 import os
+import shlex
+import signal
 import sys
 import time
 from pathlib import Path
@@ -18,7 +21,7 @@ import typer
 from rich.console import Console
 from typer.core import TyperCommand
 
-from arena.cli.common import AllowUnsandboxedOpt, print_failures
+from arena.cli.common import AllowUnsandboxedOpt, plural, print_failures
 from arena.ratings.sprt import DEFAULT_MIN_PAIRS
 from arena.runtime.aio import tune_gc
 from arena.server.sandbox import require_sandbox
@@ -173,7 +176,8 @@ def gate(
 ) -> None:
     """SPRT the candidate against the baseline on duplicate boards (C+C vs B+B).
 
-    Exit 0 = H1 accepted (pass), 1 = H0 accepted, 2 = inconclusive at the cap, 3 = error.
+    Exit 0 = H1 accepted (pass), 1 = H0 accepted, 2 = inconclusive at the cap, 3 = error,
+    130 = interrupted (rerun the same command with its --db to continue).
     """
     live = _LiveLine(quiet)
     report: GateReport | None = None
@@ -211,12 +215,31 @@ def gate(
             _write(json_out, json.dumps(report.to_json(), indent=2) + "\n")
         if junit is not None:
             _write(junit, junit_xml(report))
+        if report.interrupted_by is not None:
+            _resume_hint(db, report.plays)
+    except KeyboardInterrupt:  # Ctrl-C outside the runner (which stops cleanly on its own)
+        _resume_hint(db, None)
+        raise typer.Exit(128 + signal.SIGINT) from None
     except Exception as e:  # any failure is exit 3, with the message on stderr
         message = str(e) or type(e).__name__
         print(f"error: {message}", file=sys.stderr)
         _error_reports(json_out, junit, message, candidate, baseline, report)
         raise typer.Exit(ERROR_EXIT) from None
     raise typer.Exit(report.exit_code)
+
+
+def _resume_hint(db: Path | None, plays: int | None) -> None:
+    """Says how to continue an interrupted gate: the same command, which needs its --db."""
+    done = "" if plays is None else f"{plural(plays, 'play')} recorded; "
+    if db is None:
+        print(
+            f"interrupted: {done}the results were in a temporary database and are gone;"
+            " give --db FILE to make a gate resumable",
+            file=sys.stderr,
+        )
+        return
+    command = "arena " + shlex.join(sys.argv[1:])
+    print(f"interrupted: {done}continue with: {command}", file=sys.stderr)
 
 
 def _write(path: Path, text: str) -> None:

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from arena.cli.common import AllowUnsandboxedOpt, ClusterOption
+from arena.cli.common import AllowUnsandboxedOpt, ClusterOption, plural
 from arena.rules import ArenaError
 from arena.runtime.aio import tune_gc
 from arena.tournament.league.render import league_board, write_league
@@ -195,8 +195,8 @@ def _run(
             field = len(round_.entries)
             if not quiet:
                 console.print(
-                    f"season {round_.season} round {round_.number}: {field} bots, "
-                    f"{plays} plays ({done} recorded before)",
+                    f"season {round_.season} round {round_.number}: {plural(field, 'bot')}, "
+                    f"{plural(plays, 'play')} ({done} recorded before)",
                     highlight=False,
                 )
             on_play = None if quiet else _progress_line(done, plays)
@@ -218,7 +218,8 @@ def _run(
             paths = write_league(league_board(store), out)
             if not quiet:
                 console.print(
-                    f"  finished: {result.hands} hands played now, {result.failures} failures; "
+                    f"  finished: {plural(result.hands, 'hand')} played now,"
+                    f" {plural(result.failures, 'failure')}; "
                     f"leaderboard: {paths[2]}",
                     highlight=False,
                 )
@@ -267,7 +268,7 @@ def standings(
         console.print(
             f"season {number}"
             + (" (closed, frozen table)" if frozen is not None else "")
-            + f": {data['rounds']} round(s), {data['hands']} hands",
+            + f": {plural(data['rounds'], 'round')}, {plural(data['hands'], 'hand')}",
             highlight=False,
         )
         _print_table(data)

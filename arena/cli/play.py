@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from arena.cli.common import AllowUnsandboxedOpt, print_failures
+from arena.cli.common import AllowUnsandboxedOpt, plural, print_failures
 from arena.referee import (
     FailurePolicy,
     GiveUp,
@@ -336,7 +336,7 @@ class _Progress:
 
 def _final_table(record: MatchRecord, names: tuple[str, ...], logs: list[str]) -> None:
     o = record.outcome
-    table = Table(title=f"final: {record.table_id}, {o.hands_played} hands")
+    table = Table(title=f"final: {record.table_id}, {plural(o.hands_played, 'hand')}")
     for col in ("team", "seats", "score"):
         table.add_column(col)
     for team in (0, 1):
@@ -356,7 +356,7 @@ def _final_table(record: MatchRecord, names: tuple[str, ...], logs: list[str]) -
     )
     print_failures(rows, to=console)
     console.print(
-        f"{record.decisions} decisions asked, {record.forced} forced, "
-        f"{record.defaults} defaults, {record.seconds:.1f} s",
+        f"{plural(record.decisions, 'decision')} asked, {record.forced} forced, "
+        f"{plural(record.defaults, 'default')}, {record.seconds:.1f} s",
         highlight=False,
     )

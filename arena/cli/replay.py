@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from arena.cli.common import plural
 from arena.referee import replay as replays
 
 app = typer.Typer(help="Check and read replay files.", no_args_is_help=True)
@@ -22,7 +23,11 @@ FileArg = Annotated[
 
 @app.command()
 def verify(path: FileArg) -> None:
-    """Re-play FILE through the rules; print per-hand and final scores, or the first error."""
+    """Re-play FILE through the rules; print per-hand and final scores, or the first error.
+
+    Exit 0: the replay holds; 1: an action breaks the rules or the result differs; 2: FILE is
+    no well-formed replay.
+    """
     try:
         rep = replays.load(path)
         result = replays.verify(rep)
@@ -46,7 +51,7 @@ def verify(path: FileArg) -> None:
         console.print(f"[red]mismatch[/red]: {problem}", highlight=False)
     status = "finished" if m.over else "unfinished"
     console.print(
-        f"{len(m.actions)} actions replayed; match {status}: team A {m.scores[0]}, "
+        f"{plural(len(m.actions), 'action')} replayed; match {status}: team A {m.scores[0]}, "
         f"team B {m.scores[1]}",
         highlight=False,
     )
@@ -56,7 +61,7 @@ def verify(path: FileArg) -> None:
 
 @app.command()
 def show(path: FileArg) -> None:
-    """Print the game in FILE in readable form, hand by hand."""
+    """Print the game in FILE hand by hand: seats and teams, sorted hands, plays, scores."""
     try:
         text = replays.render(replays.load(path))
     except replays.ReplayError as e:
@@ -65,7 +70,8 @@ def show(path: FileArg) -> None:
 
 
 def _invalid(path: Path, error: replays.ReplayError) -> NoReturn:
-    """Prints why a replay is invalid (naming the file once) and exits 1."""
+    """Prints why a replay is invalid (naming the file once) and exits: 2 for a file that is
+    no well-formed replay, 1 for one whose actions the rules refuse."""
     message = str(error) if str(path) in str(error) else f"{path}: {error}"
     console.print(f"[red]invalid replay[/red] {escape(message)}", highlight=False, soft_wrap=True)
-    raise typer.Exit(1)
+    raise typer.Exit(2 if isinstance(error, replays.ReplayFormatError) else 1)

@@ -23,6 +23,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from arena.cli.common import plural
 from arena.cli.play import (
     BankOpt,
     DecisionOpt,
@@ -172,8 +173,8 @@ def _report(table: Table, k: int, record: MatchRecord) -> None:
     path = table.replay_path(k)
     console.print(
         f"table {table.id} match {k}: {' / '.join(record.names)}: {o.scores[0]} : {o.scores[1]}"
-        f" ({o.termination.name.lower()}, {o.hands_played} hands, {len(record.failures)}"
-        f" failures){f'; replay {path}' if path else ''}",
+        f" ({o.termination.name.lower()}, {plural(o.hands_played, 'hand')},"
+        f" {plural(len(record.failures), 'failure')}){f'; replay {path}' if path else ''}",
         highlight=False,
         markup=False,
     )
@@ -218,7 +219,7 @@ async def _serve(
         text = json.dumps({"server": f"{host}:{bound}", "tables": made}, indent=1)
         if tokens_out is not None:
             tokens_out.write_text(text + "\n", encoding="utf-8")
-            console.print(f"seat tokens of {len(made)} tables written to {tokens_out}")
+            console.print(f"seat tokens of {plural(len(made), 'table')} written to {tokens_out}")
         else:
             print(text, flush=True)
     stop = asyncio.Event()

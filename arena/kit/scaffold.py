@@ -46,13 +46,18 @@ def class_name(name: str) -> str:
 
 
 def new_bot(parent: Path, name: str) -> Path:
-    """Writes the bot folder ``parent/name``; returns it. Raises ``ScaffoldError``."""
+    """Writes the bot folder ``parent/name`` (making ``parent`` and its parents when they do
+    not exist); returns it. Raises ``ScaffoldError``."""
     validate_name(name)
     folder = parent / name
+    if parent.exists() and not parent.is_dir():
+        raise ScaffoldError(f"{parent} exists and is not a folder: give --into a folder")
     if folder.exists():
         raise ScaffoldError(f"{folder} exists already: pick another name or remove it")
-    if not parent.is_dir():
-        raise ScaffoldError(f"{parent} is not a folder")
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ScaffoldError(f"cannot create the folder {parent}: {e.strerror or e}") from None
     cls = class_name(name)
     files = {
         "bot.toml": _MANIFEST,

@@ -26,7 +26,7 @@ from arena.rules import (
     card_name,
     parse_card,
 )
-from arena.rules.cards import DOG_BIT
+from arena.rules.cards import DOG_BIT, format_cards, mask_of
 from arena.rules.combos import rank_name
 from arena.rules.notation import action_from_json, action_to_json
 from arena.rules.state import Deal, HandResult, check_deal, deal_from_seed
@@ -37,6 +37,11 @@ VERSION = 1
 
 class ReplayError(ArenaError):
     """A replay that cannot be read, or whose actions break the rules."""
+
+
+class ReplayFormatError(ReplayError):
+    """A file that is no well-formed replay: unreadable, not JSON, a field missing or of the
+    wrong type (``arena replay`` exits 2, against 1 for a replay the rules refuse)."""
 
 
 @dataclass
@@ -123,38 +128,126 @@ def save(replay: Replay, path: Path) -> None:
 
 
 def load(path: Path) -> Replay:
-    """Reads a replay file; raises ``ReplayError`` naming what is wrong."""
+    """Reads a replay file; raises ``ReplayFormatError`` naming what is wrong."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as e:
-        raise ReplayError(f"{path}: cannot read replay: {e}") from e
+    except OSError as e:
+        raise ReplayFormatError(f"{path}: cannot read replay: {e.strerror or e}") from e
+    except UnicodeDecodeError as e:
+        raise ReplayFormatError(f"{path}: not a text file: {e.reason} at byte {e.start}") from e
+    except json.JSONDecodeError as e:
+        raise ReplayFormatError(f"{path}: not valid JSON: {e}") from e
+    except RecursionError as e:
+        raise ReplayFormatError(f"{path}: not a replay: JSON nested too deeply") from e
     return from_json(data, str(path))
 
 
 def from_json(data: Any, source: str = "replay") -> Replay:
-    """Decodes a replay dict; the actions are decoded when verified (they need the state)."""
+    """Decodes a replay dict; the actions are decoded when verified (they need the state).
+
+    Raises:
+        ReplayFormatError: Naming the field and what is wrong with it.
+    """
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ReplayError(f"{source}: not a {FORMAT} file")
+        raise ReplayFormatError(f"{source}: not a {FORMAT} file")
     if data.get("version") != VERSION:
-        raise ReplayError(f"{source}: replay version {data.get('version')!r}; this reads {VERSION}")
-    try:
-        o = data["options"]
-        options = Options(
-            target_score=int(o.get("target_score", 1000)),
-            hands=int(o.get("hands", 0)),
-            grand_tichu=bool(o.get("grand_tichu", True)),
-            tournament=bool(o.get("tournament", False)),
+        raise ReplayFormatError(
+            f"{source}: replay version {data.get('version')!r}; this reads {VERSION}"
         )
-        deals = [
-            check_deal([[parse_card(t) for t in hand.split()] for hand in deal])
-            for deal in data["deals"]
-        ]
-        raw = data["actions"]
-        seats = [str(s) for s in data.get("seats", [])] or [f"seat {i}" for i in range(4)]
-        seed = int(data.get("seed", 0))
-    except (KeyError, TypeError, ValueError, ArenaError) as e:
-        raise ReplayError(f"{source}: malformed replay: {e}") from e
-    return Replay(options, seed, deals, [], seats, data.get("result"), data.get("meta") or {}, raw)
+    try:
+        o = _field(data, "options", dict)
+        options = Options(
+            target_score=_field(o, "target_score", int, 1000, "options."),
+            hands=_field(o, "hands", int, 0, "options."),
+            grand_tichu=_field(o, "grand_tichu", bool, True, "options."),
+            tournament=_field(o, "tournament", bool, False, "options."),
+        )
+        seed = _field(data, "seed", int, 0)
+        if seed < 0:
+            raise _Bad("seed", f"must be 0 or more, got {seed}")
+        seats = _seats(data.get("seats"))
+        deals = _deals(_field(data, "deals", list))
+        raw = _field(data, "actions", list)
+        for i, entry in enumerate(raw, 1):
+            seat = entry.get("seat") if isinstance(entry, dict) else None
+            if type(seat) is not int or not 0 <= seat < 4:
+                raise _Bad(
+                    f"actions[{i - 1}]",
+                    f"an action is an object with a seat 0-3, got {entry!r:.60}",
+                )
+        result = data.get("result")
+        if result is not None and not isinstance(result, dict):
+            raise _Bad("result", f"expected an object or null, got {result!r:.60}")
+        meta = data.get("meta")
+        if meta is not None and not isinstance(meta, dict):
+            raise _Bad("meta", f"expected an object or null, got {meta!r:.60}")
+    except _Bad as e:
+        raise ReplayFormatError(f"{source}: {e.where}: {e.message}") from None
+    except ValueError as e:  # Options out of range
+        raise ReplayFormatError(f"{source}: options: {e}") from None
+    return Replay(options, seed, deals, [], seats, result, meta or {}, raw)
+
+
+class _Bad(Exception):
+    """One malformed field of a replay file (``where``: its path)."""
+
+    def __init__(self, where: str, message: str) -> None:
+        super().__init__(f"{where}: {message}")
+        self.where = where
+        self.message = message
+
+
+_TYPE_NAMES = {dict: "an object", list: "a list", int: "an integer", bool: "true or false"}
+
+
+def _field(data: dict[str, Any], key: str, kind: type, default: Any = ..., prefix: str = "") -> Any:
+    """``data[key]`` of type ``kind`` (a bool is no integer), or ``default`` when absent."""
+    if key not in data:
+        if default is ...:
+            raise _Bad(prefix + key, "missing")
+        return default
+    value = data[key]
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise _Bad(prefix + key, f"expected {_TYPE_NAMES[kind]}, got {value!r:.60}")
+    return value
+
+
+def _seats(value: Any) -> list[str]:
+    """The four seat names (``seat 0`` ... when the file has none)."""
+    if value is None:
+        return [f"seat {i}" for i in range(4)]
+    if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
+        raise _Bad("seats", f"expected a list of 4 bot names, got {value!r:.60}")
+    if len(value) != 4:
+        raise _Bad(
+            "seats",
+            f"a replay has 4 seats (team A = seats 0 and 2, team B = 1 and 3), got {len(value)}",
+        )
+    return list(value)
+
+
+def _deals(value: list[Any]) -> list[Deal]:
+    """Each hand's deal: four strings of 14 cards, seat 0 first."""
+    if not value:
+        raise _Bad("deals", "empty: a replay holds the deal of every hand")
+    deals: list[Deal] = []
+    for k, deal in enumerate(value):
+        where = f"deals[{k}]"
+        if not isinstance(deal, list) or len(deal) != 4:
+            raise _Bad(where, f"a deal is a list of 4 hands (seat 0 first), got {deal!r:.60}")
+        for seat, hand in enumerate(deal):
+            if not isinstance(hand, str) or len(hand.split()) != 14:
+                raise _Bad(f"{where}[{seat}]", f"expected a string of 14 cards, got {hand!r:.60}")
+        try:
+            hands = [[parse_card(t) for t in hand.split()] for hand in deal]
+        except (ValueError, ArenaError) as e:
+            raise _Bad(where, str(e)) from None
+        cards = [c for hand in hands for c in hand]
+        twice = sorted({c for c in cards if cards.count(c) > 1})
+        if twice:
+            raise _Bad(where, f"dealt twice: {' '.join(card_name(c) for c in twice)}")
+        deals.append(check_deal(hands))
+    return deals
 
 
 @dataclass
@@ -201,8 +294,13 @@ def verify(replay: Replay) -> Verified:
     return Verified(match, mismatches)
 
 
+_WINDS = ("N", "E", "S", "W")  # seats 0-3
+
+
 def render(replay: Replay) -> str:
-    """Renders the match in readable form: deals, calls, exchange, tricks, scores."""
+    """Renders the match in readable form: the seats and teams, then hand by hand the deals
+    (sorted, with the first eight the Grand Tichu call saw), calls, exchange, tricks and the
+    hand's score with the running score."""
     m = verify(replay).match
     names = replay.seats
     exchanges: dict[int, list[str]] = {}
@@ -211,12 +309,21 @@ def render(replay: Replay) -> str:
         if isinstance(action, Exchange):
             exchanges.setdefault(walk.hand_no, []).append(f"  {names[seat]:>12} passes {action}")
         walk.apply(action)
-    lines: list[str] = []
+    lines = [
+        "seats: " + ", ".join(f"{_WINDS[s]} {names[s]}" for s in range(4)),
+        f"team A: {names[0]} + {names[2]} (seats 0 and 2); "
+        f"team B: {names[1]} + {names[3]} (seats 1 and 3)",
+    ]
     hands = [*m.log, tuple(m.events)] if not m.over else list(m.log)
+    running = [0, 0]
+    unit = "victory points" if replay.options.tournament else "score"
     for k, events in enumerate(hands):
         lines.append(f"== hand {k + 1} ==")
-        for s, h in enumerate(replay.deals[k]):
-            lines.append(f"  {names[s]:>12} dealt {' '.join(card_name(c) for c in h)}")
+        for s, h in enumerate(_deal(replay, k)):
+            lines.append(
+                f"  {names[s]:>12} dealt {format_cards(mask_of(h))}"
+                f"  (first 8: {format_cards(mask_of(h[:8]))})"
+            )
         for e in events:
             if e.kind == EventKind.EXCHANGE:
                 lines.extend(exchanges.get(k, []))
@@ -224,16 +331,25 @@ def render(replay: Replay) -> str:
                 lines.extend(_narrate(e, names))
         if k < len(m.hand_results):
             r = m.hand_results[k]
+            gained = r.victory_points if replay.options.tournament else r.score
+            running = [running[0] + gained[0], running[1] + gained[1]]
             out = ", ".join(names[s] for s in r.out)
             dv = " (double victory)" if r.double_victory >= 0 else ""
             lines.append(
                 f"  hand {k + 1} over{dv}: out {out}; team A {r.score[0]:+d}, team B"
-                f" {r.score[1]:+d}; totals {sum(x.score[0] for x in m.hand_results[: k + 1])}"
-                f" : {sum(x.score[1] for x in m.hand_results[: k + 1])}"
+                f" {r.score[1]:+d} (cards {r.card_points[0]} : {r.card_points[1]}, calls"
+                f" {r.bets[0]:+d} : {r.bets[1]:+d}); running {unit} {running[0]} : {running[1]}"
             )
     state = "final" if m.over else "unfinished at"
     lines.append(f"{state} score: team A {m.scores[0]}, team B {m.scores[1]}")
     return "\n".join(lines)
+
+
+def _deal(replay: Replay, hand: int) -> Deal:
+    """The deal of ``hand``: the file's, else the seed's (as the match deals it)."""
+    if hand < len(replay.deals):
+        return replay.deals[hand]
+    return deal_from_seed(replay.seed, hand)
 
 
 def _narrate(e: Event, names: Sequence[str]) -> list[str]:

@@ -42,6 +42,8 @@ class BotBundle:
 
     ``files`` is a gzipped tar of the bot's folder (``None`` for a built-in bot, which every
     arena installation has); ``manifest`` is the manifest's path inside that folder.
+    ``command`` and ``env`` are the bot's as the sender configured it (an event's per-bot
+    ``env`` and ``args`` applied to its manifest's); the worker starts it with them.
     """
 
     name: str
@@ -49,6 +51,8 @@ class BotBundle:
     manifest: str
     files: bytes | None
     builtin: bool = False
+    command: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
 
 
 def _walk(folder: Path, skipped: frozenset[str] = _SKIPPED) -> list[Path]:
@@ -100,9 +104,12 @@ def bundle_of(manifest: Manifest) -> BotBundle:
     """
     if manifest.path is None:
         raise BundleError(f"bot {manifest.name!r} has no manifest file to bundle")
+    command, env = tuple(manifest.command), tuple(sorted(manifest.env.items()))
     if _is_builtin(manifest):
         rel = manifest.path.resolve().relative_to(BUILTIN_DIR).as_posix()
-        return BotBundle(manifest.name, _builtin_hash(), rel, None, builtin=True)
+        return BotBundle(
+            manifest.name, _builtin_hash(), rel, None, builtin=True, command=command, env=env
+        )
     folder = manifest.folder.resolve()
     try:
         manifest.cwd.resolve().relative_to(folder)
@@ -126,7 +133,7 @@ def bundle_of(manifest: Manifest) -> BotBundle:
             f" {MAX_BUNDLE_BYTES // 2**20} MiB a bundle may carry"
         )
     rel = manifest.path.resolve().relative_to(folder).as_posix()
-    return BotBundle(manifest.name, folder_hash(folder), rel, packed)
+    return BotBundle(manifest.name, folder_hash(folder), rel, packed, command=command, env=env)
 
 
 def unpack(bundle: BotBundle, cache: Path) -> Manifest:
@@ -142,7 +149,7 @@ def unpack(bundle: BotBundle, cache: Path) -> Manifest:
                 f"built-in bot {bundle.name!r}: this machine's example_bots hash {actual[:12]}"
                 f" differs from the driver's {bundle.hash[:12]} (another arena version)"
             )
-        return _named(load_manifest(BUILTIN_DIR / bundle.manifest), bundle.name)
+        return _as_sent(load_manifest(BUILTIN_DIR / bundle.manifest), bundle)
     if bundle.files is None:
         raise BundleError(f"bot {bundle.name!r}: the bundle carries no files")
     folder = cache / bundle.hash
@@ -160,11 +167,16 @@ def unpack(bundle: BotBundle, cache: Path) -> Manifest:
         if folder.exists():
             _remove(folder)
         staging.rename(folder)
-    return _named(load_manifest(folder / bundle.manifest), bundle.name)
+    return _as_sent(load_manifest(folder / bundle.manifest), bundle)
 
 
-def _named(manifest: Manifest, name: str) -> Manifest:
-    return manifest if manifest.name == name else manifest.model_copy(update={"name": name})
+def _as_sent(manifest: Manifest, bundle: BotBundle) -> Manifest:
+    """The unpacked manifest under the sender's name, command and environment."""
+    update: dict[str, object] = {"name": bundle.name}
+    if bundle.command:
+        update["command"] = list(bundle.command)
+        update["env"] = dict(bundle.env)
+    return manifest.model_copy(update=update)
 
 
 def _remove(folder: Path) -> None:

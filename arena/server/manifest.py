@@ -35,6 +35,7 @@ import importlib.util
 import re
 import sys
 import tomllib
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -63,6 +64,20 @@ class ManifestError(ArenaError):
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _RESERVED_ENV = ("TICHU_ARENA_", "PATH", "HOME", "TMPDIR")
+
+
+def check_env(env: Mapping[str, str]) -> dict[str, str]:
+    """A bot's extra environment, checked: variable names only, none the arena sets itself.
+
+    Raises:
+        ValueError: Naming the first variable that may not be set.
+    """
+    for name in env:
+        if not _ENV_NAME.fullmatch(name):
+            raise ValueError(f"{name!r} is not a variable name")
+        if name.startswith(_RESERVED_ENV[0]) or name in _RESERVED_ENV[1:]:
+            raise ValueError(f"{name!r} is set by the arena, not by the bot's configuration")
+    return dict(env)
 
 
 class Limits(BaseModel):
@@ -106,12 +121,7 @@ class Manifest(BaseModel):
     @field_validator("env")
     @classmethod
     def _env(cls, value: dict[str, str]) -> dict[str, str]:
-        for name in value:
-            if not _ENV_NAME.fullmatch(name):
-                raise ValueError(f"{name!r} is not a variable name")
-            if name.startswith(_RESERVED_ENV[0]) or name in _RESERVED_ENV[1:]:
-                raise ValueError(f"{name!r} is set by the arena, not by the manifest")
-        return value
+        return check_env(value)
 
     @property
     def folder(self) -> Path:
@@ -124,6 +134,15 @@ class Manifest(BaseModel):
         if self.workdir is None:
             return self.folder
         return (self.folder / self.workdir).resolve()
+
+    def configured(self, env: Mapping[str, str], args: Sequence[str]) -> Manifest:
+        """This bot with ``env`` added to its environment (over the manifest's) and ``args``
+        after its command: an event's per-bot ``env`` and ``args``."""
+        if not env and not args:
+            return self
+        return self.model_copy(
+            update={"env": {**self.env, **env}, "command": [*self.command, *args]}
+        )
 
     def argv(self, python: str | None = None) -> list[str]:
         """The command to run, with ``{python}`` replaced by the interpreter."""

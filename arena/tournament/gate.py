@@ -19,8 +19,11 @@ processes. After each recorded play the pentanomial counts are recomputed from t
 
 from __future__ import annotations
 
+import contextlib
+import json
 import math
 import os
+import sqlite3
 import statistics
 import tempfile
 import time
@@ -43,11 +46,12 @@ from arena.ratings.sprt import (
     sprt,
 )
 from arena.rules import ArenaError
+from arena.server.bots import BotStartError
 from arena.server.manifest import resolve_bot
 from arena.server.sandbox import require_sandbox
 from arena.tournament.cluster import executor_for
 from arena.tournament.leaderboard import FailureRow, bot_failures
-from arena.tournament.model import EventFileError, PlannedPlay, parse_event
+from arena.tournament.model import EventFileError, EventSpec, PlannedPlay, parse_event
 from arena.tournament.runner import EventRunner, Progress
 from arena.tournament.store import EventStore
 
@@ -83,6 +87,28 @@ keep the plays that do not yet form a pair (and are wasted on an early stop) few
 
 CRASH_LIMIT = 0.05
 """Share of hands a side may crash or disconnect in before the gate is an error (exit 3)."""
+
+STARTUP_HANDS = 4
+"""Hands recorded before the gate judges that both sides started: a side that crashed or
+disconnected in every one of them (a bot that cannot start) stops the gate at once."""
+
+SETTINGS_TABLE = "gate_settings"
+"""The table of a kept gate database holding the settings the gate was started with."""
+
+_SETTING_OPTIONS = {
+    "candidate": "--candidate",
+    "baseline": "--baseline",
+    "mixed": "--mixed",
+    "elo0": "--elo0",
+    "elo1": "--elo1",
+    "alpha": "--alpha",
+    "beta": "--beta",
+    "max_boards": "--max-boards",
+    "min_pairs": "--min-pairs",
+    "decision_ms": "--decision-ms",
+    "seed": "--seed",
+}
+"""What a kept gate must be continued with, by its command-line option."""
 
 CANDIDATE = ("candidate-1", "candidate-2")
 BASELINE = ("baseline-1", "baseline-2", "baseline-3")
@@ -207,6 +233,7 @@ class GateReport:
     seconds: float
     db: Path | None
     bot_failures: tuple[FailureRow, ...] = ()
+    interrupted_by: int | None = None  # the signal that stopped the run before a decision
 
     @property
     def verdict(self) -> SprtVerdict:
@@ -215,7 +242,10 @@ class GateReport:
 
     @property
     def exit_code(self) -> int:
-        """0 = H1 accepted, 1 = H0 accepted, 2 = inconclusive at the cap, 3 = no decision."""
+        """0 = H1 accepted, 1 = H0 accepted, 2 = inconclusive at the cap, 3 = no decision;
+        128 + the signal (130 for Ctrl-C) when a signal stopped the run before a decision."""
+        if self.verdict is SprtVerdict.CONTINUE and self.interrupted_by is not None:
+            return 128 + self.interrupted_by
         return {
             SprtVerdict.ACCEPT_H1: 0,
             SprtVerdict.ACCEPT_H0: 1,
@@ -240,7 +270,7 @@ class GateReport:
             SprtVerdict.ACCEPT_H1: f"PASS: H1 accepted (Elo >= {c.elo1:g} more likely)",
             SprtVerdict.ACCEPT_H0: f"FAIL: H0 accepted (Elo <= {c.elo0:g} more likely)",
             SprtVerdict.INCONCLUSIVE: f"FAIL: inconclusive after {c.max_boards} boards",
-            SprtVerdict.CONTINUE: "ERROR: interrupted before a decision",
+            SprtVerdict.CONTINUE: "INTERRUPTED: no decision yet",
         }[self.verdict]
         points = ""
         if self.points is not None:
@@ -345,9 +375,10 @@ def run_gate(config: GateConfig, on_look: Callable[[GateLook], None] | None = No
         GateError: A bad manifest or database (the message says which and why).
     """
     start = time.monotonic()
+    manifests: dict[str, Path | None] = {}
     for role, bot in (("--candidate", config.candidate), ("--baseline", config.baseline)):
         try:
-            resolve_bot(_bot_path(bot))
+            manifests[role] = resolve_bot(_bot_path(bot)).path
         except ArenaError as e:
             raise GateError(f"{role}: {e}") from None
     data = build_event_data(config)
@@ -356,6 +387,7 @@ def run_gate(config: GateConfig, on_look: Callable[[GateLook], None] | None = No
     except EventFileError as e:
         raise GateError(_bot_problems(e, config.mixed)) from None
     with _database(config.db) as path, EventStore(path) as store:
+        _keep_settings(path, _settings(config, spec))
         try:
             plan = store.plan(spec)
         except EventFileError as e:
@@ -381,7 +413,13 @@ def run_gate(config: GateConfig, on_look: Callable[[GateLook], None] | None = No
         runner.on_play = watcher.on_play
         watcher.look()
         if watcher.decided is None:
-            runner.run()
+            try:
+                runner.run()
+            except BotStartError as e:
+                role = next((r for r, m in manifests.items() if m and str(m) in str(e)), "a bot")
+                raise GateError(f"{role} cannot start: {e}") from None
+            if watcher.error is not None:
+                raise watcher.error
             if watcher.decided is None:
                 watcher.look()
         decided = watcher.decided or watcher.last
@@ -399,6 +437,7 @@ def run_gate(config: GateConfig, on_look: Callable[[GateLook], None] | None = No
             seconds=time.monotonic() - start,
             db=config.db,
             bot_failures=bot_failures(store.hands(EVENT_NAME)),
+            interrupted_by=None if watcher.decided else runner.stopped_by,
         )
 
 
@@ -425,15 +464,54 @@ class _Watcher:
         self.failures = 0
         self.decided: tuple[SprtResult, list[HandOutcome]] | None = None
         self.last: tuple[SprtResult, list[HandOutcome]] | None = None
+        self.error: GateError | None = None  # a side that cannot start: the run stopped
+        self._started = False
         self._next_look = 0.0
         self._plays_seen = 0
 
     def on_play(self, progress: Progress, play: PlannedPlay) -> None:
-        """The runner's callback: look when due, stop on H0, H1 or the cap."""
+        """The runner's callback: check that both sides started, look when due, stop on H0,
+        H1 or the cap."""
         self.failures = progress.failures
         self._plays_seen = progress.plays_done
-        if self.decided is None and time.monotonic() >= self._next_look:
+        if not self._started and self.error is None:
+            self.check_start()
+        if self.decided is None and self.error is None and time.monotonic() >= self._next_look:
             self.look()
+
+    def check_start(self) -> None:
+        """Stops the run with ``error`` when a side crashed or disconnected in each of the
+        first ``STARTUP_HANDS`` hands: its bot cannot start, and the gate says so now rather
+        than after the minimum pairs of default actions."""
+        hands = self.store.hands(EVENT_NAME)
+        if len(hands) < STARTUP_HANDS:
+            return
+        self._started = True
+        for side, copies, bot in (
+            ("candidate", CANDIDATE, self.config.candidate),
+            ("baseline", BASELINE, self.config.baseline),
+        ):
+            first = [
+                next(
+                    (
+                        f
+                        for f in hand.row.failures
+                        if hand.seats[f.seat] in copies and f.kind in ("crash", "disconnect")
+                    ),
+                    None,
+                )
+                for hand in hands
+            ]
+            if all(first):
+                failure = first[0]
+                assert failure is not None
+                log = f"; its log: {failure.log}" if failure.log else ""
+                self.error = GateError(
+                    f"the {side} {bot} cannot start: it crashed or disconnected in each of"
+                    f" its first {len(hands)} hands ({failure.detail}){log}"
+                )
+                self.runner.stop()
+                return
 
     def look(self) -> None:
         """Recomputes the counts from the store and the SPRT; records and acts on a decision."""
@@ -553,7 +631,7 @@ def _check_failures(store: EventStore) -> dict[str, int]:
 
     Timeouts and illegal moves are play (a slow or buggy bot is a worse bot), but a side that
     crashes or disconnects in more than ``CRASH_LIMIT`` of the hands is not playing at all (a
-    bot that does not start, say): the verdict would measure the crash, so the gate raises.
+    bot that dies mid-run, say): the verdict would measure the crash, so the gate raises.
 
     Raises:
         GateError: Naming the side, how often it crashed and the first failure's detail.
@@ -579,6 +657,65 @@ def _check_failures(store: EventStore) -> dict[str, int]:
                 f"so the test would measure crashes, not play{why}"
             )
     return dict(sorted(counts.items()))
+
+
+def _settings(config: GateConfig, spec: EventSpec) -> dict[str, Any]:
+    """What a kept gate must be continued with: the bots (as resolved), the test, the cap."""
+    return {
+        "candidate": spec.bots[0].bot,
+        "baseline": spec.bots[1].bot,
+        "mixed": config.mixed,
+        "elo0": config.elo0,
+        "elo1": config.elo1,
+        "alpha": config.alpha,
+        "beta": config.beta,
+        "max_boards": config.max_boards,
+        "min_pairs": config.min_pairs,
+        "decision_ms": config.decision_ms,
+        "seed": config.seed,
+    }
+
+
+def _keep_settings(path: Path, settings: dict[str, Any]) -> None:
+    """Stores the gate's settings in its database, or refuses a database whose gate was
+    started with others (continuing it would mix two tests' boards).
+
+    Raises:
+        GateError: Naming every option that differs, with the stored value and this run's.
+    """
+    with contextlib.closing(sqlite3.connect(path)) as conn, conn:
+        conn.execute(
+            f"CREATE TABLE IF NOT EXISTS {SETTINGS_TABLE}"
+            " (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
+        )
+        stored = {
+            key: json.loads(value)
+            for key, value in conn.execute(f"SELECT key, value FROM {SETTINGS_TABLE}")
+        }
+        if not stored:
+            conn.executemany(
+                f"INSERT INTO {SETTINGS_TABLE} (key, value) VALUES (?, ?)",
+                [(key, json.dumps(value)) for key, value in settings.items()],
+            )
+            return
+    differ = [
+        f"{_SETTING_OPTIONS[key]} {_shown(stored[key])} (this run: {_shown(value)})"
+        for key, value in settings.items()
+        if key in stored and stored[key] != value
+    ]
+    if differ:
+        raise GateError(
+            f"{path} holds a gate started with other settings: {', '.join(differ)}; continue"
+            " it with the same options (--preset sets --elo0 and --elo1), or use another --db"
+        )
+
+
+def _shown(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def _bot_problems(error: EventFileError, mixed: bool) -> str:

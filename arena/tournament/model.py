@@ -38,19 +38,21 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    SerializerFunctionWrapHandler,
     StrictBool,
     StrictInt,
     StrictStr,
     ValidationError,
     ValidationInfo,
     field_validator,
+    model_serializer,
     model_validator,
 )
 from pydantic_core import ErrorDetails
 
 from arena.rules import ArenaError, Options, card_name, parse_card
 from arena.rules.state import Deal, check_deal, deal_from_seed
-from arena.server.manifest import Limits
+from arena.server.manifest import Limits, check_env
 from arena.tournament.boards import (
     board_seed,
     new_secret,
@@ -123,12 +125,41 @@ class EventFileError(ArenaError, ValueError):
 
 
 class BotEntry(BaseModel):
-    """One bot of the event: a built-in name or a manifest path, and an optional display name."""
+    """One bot of the event: a built-in name or a manifest path, an optional display name,
+    and what the event adds to how it starts: ``env`` over the manifest's environment and
+    ``args`` after its command (``Manifest.configured``)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     bot: StrictStr
     name: StrictStr | None = None
+    env: dict[StrictStr, StrictStr] = Field(default_factory=dict)
+    args: tuple[StrictStr, ...] = ()
+
+    @field_validator("env")
+    @classmethod
+    def _valid_env(cls, value: dict[str, str]) -> dict[str, str]:
+        return check_env(value)
+
+    @field_validator("args")
+    @classmethod
+    def _valid_args(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if any(not arg for arg in value):
+            raise ValueError("every argument must be a non-empty string")
+        return value
+
+    def __hash__(self) -> int:  # frozen, and ``env`` a dict: hashed by its items
+        return hash((self.bot, self.name, tuple(sorted(self.env.items())), self.args))
+
+    @model_serializer(mode="wrap")
+    def _without_empty_extras(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # An entry without env or args is stored as it was before they existed, so events
+        # stored then still match their event files.
+        data: dict[str, Any] = handler(self)
+        for key in ("env", "args"):
+            if not data.get(key):
+                data.pop(key, None)
+        return data
 
     @field_validator("bot")
     @classmethod
@@ -347,6 +378,13 @@ class EventSpec(BaseModel):
             exclude.add("limits")
         return self.model_dump(mode="json", exclude=exclude)
 
+    def bot_configs(self) -> dict[str, dict[str, Any]]:
+        """Maps display name to the bot's whole entry (source, env, args): what must stay
+        unchanged for an event to go on."""
+        return {
+            bot.display_name: bot.model_dump(mode="json") for bot in (*self.bots, *self.fillers)
+        }
+
     def bot_sources(self) -> dict[str, str]:
         """Maps display name to source: ``builtin:<name>`` or the manifest path."""
         return {
@@ -487,12 +525,15 @@ def _describe(error: ErrorDetails) -> list[tuple[str, str]]:
         message = "required, but missing"
     elif kind == "model_type" and len(loc) == 2 and loc[0] in ("bots", "fillers"):
         message = (
-            "expected a bot (built-in name or manifest path) or a table {bot = ..., name = ...}"
+            "expected a bot (built-in name or manifest path) or a table"
+            " {bot = ..., name = ..., env = {...}, args = [...]}"
         )
     elif kind == "model_type":
         message = "expected a table"
     elif kind == "tuple_type":
         message = "expected a list"
+    elif kind == "dict_type":
+        message = "expected a table"
     shown = kind not in ("value_error", "extra_forbidden", "missing")
     if shown and "input" in error and not isinstance(error["input"], dict | list):
         message = f"{message}, got {error['input']!r}"

@@ -90,13 +90,12 @@ class Progress:
 
 
 def manifests_for(spec: EventSpec) -> dict[str, Manifest]:
-    """Loads every bot's manifest (built-in names resolve to ``example_bots``)."""
+    """Loads every bot's manifest (built-in names resolve to ``example_bots``), with the
+    event's ``env`` and ``args`` for it applied."""
     out: dict[str, Manifest] = {}
-    for name, source in spec.bot_sources().items():
-        if source.startswith("builtin:"):
-            out[name] = resolve_bot(source.removeprefix("builtin:"))
-        else:
-            out[name] = load_manifest(Path(source))
+    for entry in (*spec.bots, *spec.fillers):
+        manifest = resolve_bot(entry.bot) if entry.builtin else load_manifest(Path(entry.bot))
+        out[entry.display_name] = manifest.configured(entry.env, entry.args)
     return out
 
 

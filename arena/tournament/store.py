@@ -606,9 +606,13 @@ class EventStore:
         problems = []
         if spec.cycles < old.cycles:
             problems.append(f"cycles can only rise (stored {old.cycles}, now {spec.cycles})")
-        kept = {name: new_sources.get(name) for name in old_sources}
-        if any(kept[name] != source for name, source in old_sources.items()):
-            problems.append("bots may only be added: every stored bot stays, unchanged")
+        old_bots, new_bots = old.bot_configs(), spec.bot_configs()
+        changed = [name for name, bot in old_bots.items() if new_bots.get(name) != bot]
+        if changed:
+            problems.append(
+                "bots may only be added: every stored bot stays, unchanged (source, env and"
+                f" args; changed or removed: {', '.join(changed)})"
+            )
         added = [name for name in spec.names if name not in old_sources]
         if added and spec.cycles == old.cycles:
             problems.append(f"added bots {added} need cycles to play in: raise cycles too")

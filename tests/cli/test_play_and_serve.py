@@ -169,7 +169,8 @@ def test_serve_hands_out_tokens_plays_and_shuts_down_on_sigterm(tmp_path: Path) 
             serve.kill()
     assert "referee listening on 127.0.0.1:" in err
     assert f"table {table['table_id']} match 1: stub / stub / stub / stub:" in err
-    assert "(normal, 1 hands, 0 failures); replay" in err
+    assert "(normal, 1 hand, 0 failures); replay" in err  # not "1 hands"
+    assert f"seat tokens of 1 table written to {tokens}" in err
     assert "referee stopped" in err
     replay = replays.load(runs / table["table_id"] / "match-1.json")
     assert replays.verify(replay).mismatches == []
@@ -305,6 +306,7 @@ def test_play_fails_when_a_bot_never_joins_and_logs_its_import_error(tmp_path: P
     assert f"broken (seat 2) never joined the table; its output is in {log}" in flat
     text = log.read_text(encoding="utf-8")
     assert "Traceback" in text and "RuntimeError: a bug at import time" in text
+    assert "final: play, 1 hand " in flat  # not "1 hands"
 
 
 @pytest.mark.parametrize(

@@ -119,6 +119,29 @@ def test_new_bot_refuses_an_existing_folder_and_bad_names(tmp_path: Path) -> Non
     assert sorted(p.name for p in tmp_path.iterdir()) == ["taken"]
 
 
+def test_new_bot_makes_its_into_folder_and_refuses_a_file(tmp_path: Path) -> None:
+    runner = CliRunner()
+    into = tmp_path / "bots" / "season 2"
+    result = runner.invoke(app, ["new-bot", "deep", "--into", str(into)])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in (into / "deep").iterdir()) == [
+        "README.md",
+        "bot.py",
+        "bot.toml",
+        "test_bot.py",
+    ]
+    (tmp_path / "notes.txt").write_text("mine")
+    for parent, words in (
+        (tmp_path / "notes.txt", "exists and is not a folder"),
+        (tmp_path / "notes.txt" / "below", "cannot create the folder"),
+    ):
+        result = runner.invoke(app, ["new-bot", "deep", "--into", str(parent)])
+        assert result.exit_code == 2, result.output
+        assert len(result.output.splitlines()) == 1, result.output
+        assert f"{parent} {words}" in result.output or f"{words} {parent}" in result.output
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
 def test_names_and_class_names() -> None:
     assert class_name("my_bot") == "MyBot"
     assert class_name("low") == "LowBot"

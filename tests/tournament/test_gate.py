@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import shlex
+import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -166,8 +169,122 @@ def test_a_candidate_that_crashes_is_an_error_not_a_verdict(tmp_path: Path) -> N
         encoding="utf-8",
     )
     config = GateConfig(str(manifest), "random", 0.0, 10.0, max_boards=10, min_pairs=10)
-    with pytest.raises(GateError, match=r"the candidate crashed or disconnected in \d+ of"):
+    with pytest.raises(GateError, match=r"the candidate .*bot.toml cannot start: it crashed"):
         run_gate(config)
+
+
+BROKEN = {
+    # The module does not exist: ``python -m sdk`` logs the import error and exits 2.
+    "import": ('["{python}", "-m", "sdk", "no_such_module:Bot"]', "", "ModuleNotFoundError"),
+    # The bot's script dies before it joins.
+    "startup": ('["{python}", "bot.py"]', "raise SystemExit('broken at start-up')\n", "broken"),
+}
+
+
+@pytest.mark.slow
+@MANY_PROCESSES
+@pytest.mark.parametrize("how", sorted(BROKEN))
+def test_a_candidate_that_cannot_start_fails_within_seconds(tmp_path: Path, how: str) -> None:
+    command, script, logged = BROKEN[how]
+    bot = tmp_path / "broken"
+    bot.mkdir()
+    (bot / "bot.toml").write_text(f'name = "broken"\ncommand = {command}\n', encoding="utf-8")
+    if script:
+        (bot / "bot.py").write_text(script, encoding="utf-8")
+    logs = tmp_path / "logs"
+    code, _, err, seconds = gate_cli(
+        "--candidate", bot, "--baseline", "random", "--jobs", "2", "--logs", logs,
+        "--json", tmp_path / "gate.json",
+    )  # fmt: skip
+    assert code == 3, err
+    # It used to play 100 board pairs of default actions first (50-70 s on this machine).
+    assert seconds < 40
+    line = next(x for x in err.splitlines() if x.startswith("error: "))
+    assert line.startswith(f"error: the candidate {bot} cannot start: it crashed or"), line
+    log = Path(line.rsplit("; its log: ", 1)[1])
+    assert log.parent.parent == logs and logged in log.read_text(encoding="utf-8")
+    data = json.loads((tmp_path / "gate.json").read_text(encoding="utf-8"))
+    assert data["verdict"] == "error" and data["exit_code"] == 3
+
+
+def test_a_candidate_whose_program_is_missing_names_its_option(tmp_path: Path) -> None:
+    bot = tmp_path / "bot.toml"
+    bot.write_text('name = "gone"\ncommand = ["no-such-program-for-the-gate"]\n')
+    code, _, err, seconds = gate_cli("--candidate", bot, "--baseline", "random", "--jobs", "1")
+    assert code == 3 and seconds < 40
+    assert f"error: --candidate cannot start: {bot}: cannot start" in err
+    assert "no such program" in err
+
+
+def plays_done(db: Path) -> int:
+    try:
+        with sqlite3.connect(db, timeout=1) as conn:
+            return int(
+                conn.execute("SELECT COUNT(*) FROM plays WHERE status = 'done'").fetchone()[0]
+            )
+    except sqlite3.OperationalError:  # not created yet
+        return 0
+
+
+@pytest.mark.slow
+@MANY_PROCESSES
+def test_ctrl_c_prints_the_command_that_resumes_and_another_preset_is_refused(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "gate.sqlite"
+    args = [
+        "gate", "--candidate", "heuristic", "--baseline", "random", "--max-boards", "200",
+        "--seed", "3", "--jobs", "2", "--db", str(db), "--json", str(tmp_path / "gate.json"),
+    ]  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli.main", *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while plays_done(db) < 6:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "no plays were recorded in time"
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert out.startswith("INTERRUPTED: no decision yet")
+    data = json.loads((tmp_path / "gate.json").read_text(encoding="utf-8"))
+    assert data["verdict"] == "continue" and data["exit_code"] == 130
+    interrupted = data["plays"]
+    assert interrupted >= 6 and plays_done(db) == interrupted
+    hint = next(x for x in err.splitlines() if x.startswith("interrupted: "))
+    assert hint == (
+        f"interrupted: {interrupted} plays recorded; continue with: arena {shlex.join(args)}"
+    )
+
+    # The command it printed continues the gate to its verdict on the same database.
+    code, out, err, _ = gate_cli(*shlex.split(hint.split("continue with: ", 1)[1])[2:])
+    assert code == 0, err
+    data = json.loads((tmp_path / "gate.json").read_text(encoding="utf-8"))
+    assert data["verdict"] == "H1" and data["plays"] > interrupted
+    assert data["plays"] == plays_done(db)
+    with sqlite3.connect(db) as conn:
+        hands, distinct = conn.execute(
+            "SELECT COUNT(*), COUNT(DISTINCT play_id || ':' || hand_no) FROM hands"
+        ).fetchone()
+    assert hands == distinct == data["plays"]  # nothing lost or played twice
+
+    # Another preset, candidate or seed on that database is refused, naming what differs.
+    played = plays_done(db)
+    for change, words in (
+        (["--preset", "nonreg"], "--elo0 0 (this run: -10), --elo1 10 (this run: 0)"),
+        (["--candidate", "greedy"], "--candidate heuristic (this run: greedy)"),
+        (["--seed", "4"], "--seed 3 (this run: 4)"),
+    ):
+        code, _, err, seconds = gate_cli(*args[1:], *change)
+        assert code == 3, err
+        assert f"error: {db} holds a gate started with other settings: {words};" in err
+        assert seconds < 30
+    assert plays_done(db) == played
 
 
 def test_config_rejects_a_cap_below_the_minimum() -> None:

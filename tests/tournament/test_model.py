@@ -94,7 +94,7 @@ def test_minimal_event_takes_the_documented_defaults(tmp_path: Path) -> None:
         (
             'name = "x"\nbots = ["random", "greedy", "heuristic", {bot = "search", nick = "s"}]\n',
             "bots[3].nick",
-            "unknown field (known fields: bot, name)",
+            "unknown field (known fields: bot, name, env, args)",
         ),
         (
             'name = "x"\nbots = ["random", "greedy", "heuristic", "nope/bot.toml"]\n',
@@ -194,6 +194,49 @@ def test_unusable_manifests_are_caught(tmp_path: Path) -> None:
     _, problems = problems_of(tmp_path, body)
     assert problems["bots[2]"].startswith(f"cannot read the manifest {tmp_path / 'bad.toml'}")
     assert "'no/slashes' is not usable here" in problems["bots[3]"]
+
+
+BOT = 'name = "x"\nbots = ["random", "greedy", "heuristic", {{bot = "search", {extra}}}]\n'
+
+
+@pytest.mark.parametrize(
+    ("extra", "field", "words"),
+    [
+        ('env = {PATH = "/x"}', "bots[3].env", "'PATH' is set by the arena"),
+        ('env = {TICHU_ARENA_TOKEN = "t"}', "bots[3].env", "set by the arena"),
+        ('env = {"A-B" = "1"}', "bots[3].env", "'A-B' is not a variable name"),
+        ("env = {LEVEL = 2}", "bots[3].env.LEVEL", "valid string, got 2"),
+        ('env = "LEVEL=2"', "bots[3].env", "expected a table"),
+        ('args = "--level 2"', "bots[3].args", "expected a list"),
+        ('args = ["--level", 2]', "bots[3].args[1]", "valid string, got 2"),
+        ('args = [""]', "bots[3].args", "non-empty"),
+    ],
+)
+def test_bad_bot_env_and_args_name_the_field(
+    tmp_path: Path, extra: str, field: str, words: str
+) -> None:
+    message, problems = problems_of(tmp_path, BOT.format(extra=extra))
+    assert field in problems, message
+    assert words in problems[field], message
+
+
+def test_bot_env_and_args_are_part_of_the_stored_identity_only_when_given(
+    tmp_path: Path,
+) -> None:
+    plain = load_event(write(tmp_path, BOT.format(extra='name = "s"')))
+    # Stored as before env and args existed: events stored then still match their files.
+    assert plain.identity()["bots"][3] == {"bot": "search", "name": "s"}
+    extra = 'name = "s", env = {LEVEL = "2"}, args = ["--level", "2"]'
+    configured = load_event(write(tmp_path, BOT.format(extra=extra)))
+    assert configured.identity()["bots"][3] == {
+        "bot": "search",
+        "name": "s",
+        "env": {"LEVEL": "2"},
+        "args": ["--level", "2"],
+    }
+    assert configured.bot_configs()["s"] != plain.bot_configs()["s"]
+    assert parse_event(json.loads(json.dumps(configured.identity()))) == configured
+    assert hash(configured) == hash(parse_event(configured.identity()))
 
 
 def test_stored_spec_round_trips() -> None:

@@ -257,3 +257,61 @@ def test_an_event_counts_a_bots_own_failures_with_its_log(tmp_path: Path) -> Non
     flat = " ".join(done.stdout.split())
     assert f"faulty: {len(failures)} failures (exception {len(failures)})" in flat
     assert "## Bot failures" in (tmp_path / "faulty.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "cluster",
+    [
+        pytest.param([], id="local"),
+        pytest.param(["--cluster", "local:1"], marks=pytest.mark.slow, id="dask"),
+    ],
+)
+def test_an_event_gives_a_bot_its_env_and_args_and_refuses_a_changed_env(
+    tmp_path: Path, cluster: list[str]
+) -> None:
+    """``env`` and ``args`` in the event file reach the bot's process (it writes what it got
+    to its log), here and on a Dask worker (the bot's bundle carries them); the event's env
+    over the manifest's, its args after the manifest's command. An event whose file then
+    changes a bot's env is refused, naming the bot."""
+    if cluster:
+        pytest.importorskip("distributed")
+    manifest = ROOT / "tests" / "tournament" / "bots" / "envbot" / "bot.toml"
+    entry = (
+        f'{{ bot = "{manifest}", name = "alice", args = ["--level", "2"],'
+        ' env = { ENVBOT_LEVEL = "2", ENVBOT_OVERRIDDEN = "event" } }'
+    )
+    event = tmp_path / "envs.toml"
+    event.write_text(
+        EVENT.format(name="envs", boards=1, hands=1).replace(
+            '{ bot = "random", name = "random-b" }', entry
+        ),
+        encoding="utf-8",
+    )
+    db = tmp_path / "envs.sqlite"
+    done = run_arena(
+        "event", "run", str(event), "--db", str(db), "--out", str(tmp_path), "--quiet",
+        *cluster, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    logs = sorted((tmp_path / "envs.sqlite.logs").glob("*/seat*-envbot.log"))
+    assert len(logs) == 6  # 3 rounds x 2 rotations, one process each
+    for log in logs:
+        line = next(x for x in log.read_text().splitlines() if x.startswith("envbot started: "))
+        seen = json.loads(line.removeprefix("envbot started: "))
+        assert seen == {
+            "argv": ["--from-manifest", "--level", "2"],
+            "env": {
+                "ENVBOT_LEVEL": "2",
+                "ENVBOT_MANIFEST": "kept",
+                "ENVBOT_OVERRIDDEN": "event",
+            },
+        }
+    rows = hand_rows(db)
+    event.write_text(event.read_text().replace('ENVBOT_LEVEL = "2"', 'ENVBOT_LEVEL = "3"'))
+    again = run_arena(
+        "event", "run", str(event), "--db", str(db), "--out", str(tmp_path), "--quiet", cwd=ROOT
+    )
+    assert again.returncode == 2
+    flat = " ".join(again.stdout.split())
+    assert "cannot be extended" in flat and "changed or removed: alice" in flat, flat
+    assert hand_rows(db) == rows
