@@ -255,12 +255,18 @@ def run(command: str, folder: Path, env: dict[str, str]) -> str:
     entry = COMMANDS[command]
     assert isinstance(entry, Run)
     argv = list(entry.argv or shlex.split(command))
-    if entry.serves == "grpc":
-        out = serve(argv, folder, env, lambda proc: probe_referee(folder, proc))
-    elif entry.serves == "http":
+    if entry.serves:
         port = free_port()
         argv = [a.replace("{port}", str(port)) for a in argv]
-        out = serve(argv, folder, env, lambda proc: probe_viewer(port, proc))
+        probe: Callable[[subprocess.Popen[str]], None] = (
+            (lambda proc: probe_referee(folder, proc))
+            if entry.serves == "grpc"
+            else (lambda proc: probe_viewer(port, proc))
+        )
+        try:
+            out = serve(argv, folder, env, probe)
+        except (AssertionError, OSError) as e:  # reported with the other lane's errors
+            return f"{command!r} failed its probe: {e}"
     else:
         done = subprocess.run(
             argv,
