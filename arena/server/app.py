@@ -59,6 +59,24 @@ SERVER_OPTIONS: list[tuple[str, Any]] = [
 ]
 
 
+# The longest path a Unix socket may have (``sun_path`` holds 108 bytes with its final NUL).
+_SOCKET_PATH_MAX = 107
+
+
+def _socket_folder() -> Path:
+    """A new private folder for the referee's socket: in the temporary folder, or in ``/tmp``
+    when that one's path is too long for a socket (as a test's or a CI job's may be)."""
+    for base in (None, "/tmp"):
+        folder = Path(tempfile.mkdtemp(prefix="tichu-arena-", dir=base))
+        if len(os.fsencode(folder / SOCKET_NAME)) <= _SOCKET_PATH_MAX:
+            return folder
+        folder.rmdir()
+    raise OSError(
+        f"the temporary folder's path is too long for a Unix socket ({tempfile.gettempdir()}):"
+        " set TMPDIR to a shorter one"
+    )
+
+
 class ArenaServer:
     """A referee server: many tables at once, optional open tables, health, shutdown."""
 
@@ -105,7 +123,7 @@ class ArenaServer:
             raise OSError(f"cannot bind {self.host}:{self.port}")
         if os.name == "posix":
             # Traversable, not listable: only who knows the random name finds the socket.
-            folder = Path(tempfile.mkdtemp(prefix="tichu-arena-"))
+            folder = _socket_folder()
             os.chmod(folder, 0o711)
             if not server.add_insecure_port(f"unix:{folder / SOCKET_NAME}"):
                 raise OSError(f"cannot bind the Unix socket in {folder}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import tempfile
 from pathlib import Path
 
 import grpc
@@ -61,3 +62,24 @@ async def status_of_a_new_call(address: str) -> tuple[grpc.StatusCode, str]:
     finally:
         await c.close()
     return grpc.StatusCode.OK, ""
+
+
+def test_a_temporary_folder_too_deep_for_a_socket_falls_back_to_tmp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bots' Unix socket must fit ``sun_path``; a deep TMPDIR (a CI job's) is not refused."""
+    deep = tmp_path / ("d" * 120)
+    deep.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(deep))
+
+    async def main() -> None:
+        server = ArenaServer(runs_dir=tmp_path)
+        await server.start()
+        assert server.socket is not None
+        assert server.socket.parent.parent == Path("/tmp")
+        assert len(str(server.socket)) <= 107 and server.socket.is_socket()
+        folder = server.socket.parent
+        await server.stop(0.1)
+        assert not folder.exists()
+
+    asyncio.run(main())
