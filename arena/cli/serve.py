@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import signal
 import tomllib
 from dataclasses import replace
@@ -218,7 +219,13 @@ async def _serve(
     if made:
         text = json.dumps({"server": f"{host}:{bound}", "tables": made}, indent=1)
         if tokens_out is not None:
-            tokens_out.write_text(text + "\n", encoding="utf-8")
+            # Whole or not at all (a script waiting for the file never reads half of it), and
+            # readable by its owner alone: the tokens are the seats.
+            partial = tokens_out.with_name(tokens_out.name + ".partial")
+            fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text + "\n")
+            partial.replace(tokens_out)
             console.print(f"seat tokens of {plural(len(made), 'table')} written to {tokens_out}")
         else:
             print(text, flush=True)
