@@ -147,6 +147,7 @@ def test_serve_hands_out_tokens_plays_and_shuts_down_on_sigterm(tmp_path: Path) 
         while not tokens.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
         info = json.loads(tokens.read_text())
+        assert tokens.stat().st_mode & 0o777 == 0o600  # the seats' secrets, for their owner
         table = info["tables"][0]
         bots = [
             subprocess.Popen(
