@@ -39,6 +39,7 @@ class Scenario:
     bots: int = 0
     spread: float = 0.0
     luck: float = 0.6
+    unit: str = "Elo"
 
     def true_ratings(self, rng: np.random.Generator) -> FloatArray:
         """This event's true ratings, mean 0."""
@@ -50,7 +51,7 @@ class Scenario:
 
 @dataclass(frozen=True)
 class Coverage:
-    """How a scenario's intervals did over its simulated events.
+    """How a scenario's intervals did over its simulated events (totals, so parts add up).
 
     ``unrated`` counts events whose random seatings left some rating unidentified (no fit).
     """
@@ -59,14 +60,36 @@ class Coverage:
     events: int
     intervals: int
     covered: int
-    mean_width: float
-    hands_per_bot: float
+    width: float
+    hands: float
     unrated: int = 0
 
     @property
     def rate(self) -> float:
         """Share of intervals that held the true rating."""
         return self.covered / self.intervals
+
+    @property
+    def mean_width(self) -> float:
+        """Mean width of the intervals."""
+        return self.width / self.intervals
+
+    @property
+    def hands_per_bot(self) -> float:
+        """Mean hands behind an interval."""
+        return self.hands / self.intervals
+
+    def __add__(self, other: Coverage) -> Coverage:
+        """The two parts' events together (for events measured in parallel)."""
+        return Coverage(
+            self.scenario,
+            self.events + other.events,
+            self.intervals + other.intervals,
+            self.covered + other.covered,
+            self.width + other.width,
+            self.hands + other.hands,
+            self.unrated + other.unrated,
+        )
 
 
 def simulate_event(
@@ -98,12 +121,16 @@ def simulate_event(
     return hands
 
 
-def measure(scenario: Scenario, events: int, seed: int = 0, level: float = 0.95) -> Coverage:
-    """Simulates ``events`` events of ``scenario`` and counts the intervals that cover."""
-    rng = np.random.default_rng([seed, events])
+def measure(
+    scenario: Scenario, events: int, seed: int = 0, level: float = 0.95, first: int = 0
+) -> Coverage:
+    """Simulates events ``first`` .. ``first + events − 1`` of ``scenario`` and counts the
+    intervals that cover; event ``k`` draws from its own seed, so any split of the events
+    into parts gives the same totals."""
     intervals = covered = unrated = 0
     width = hands = 0.0
-    for _ in range(events):
+    for event in range(first, first + events):
+        rng = np.random.default_rng([seed, event])
         truth = scenario.true_ratings(rng)
         played = simulate_event(truth, scenario.rounds, scenario.boards, rng, scenario.luck)
         try:
@@ -117,9 +144,7 @@ def measure(scenario: Scenario, events: int, seed: int = 0, level: float = 0.95)
             intervals += 1
             width += high - low
             hands += fit.hands[i]
-    return Coverage(
-        scenario, events, intervals, covered, width / intervals, hands / intervals, unrated
-    )
+    return Coverage(scenario, events, intervals, covered, width, hands, unrated)
 
 
 DEMO = (380.0, 360.0, -370.0, -370.0)
