@@ -282,7 +282,7 @@ def fit_ratings(
     p = p_row[which]
     model = pseudo_inverse(information)
     clusters, boards = board_clusters(played)
-    sandwich = model @ duplicate_meat(rows, outcomes - p, p * (1.0 - p), clusters) @ model
+    sandwich = model @ duplicate_meat(rows, outcomes - p, p * (1.0 - p), clusters, model) @ model
 
     shift = _anchoring(bots, anchor)
     scale = ELO_PER_NAT**2

@@ -19,6 +19,7 @@ from arena.ratings._design import (
     board_clusters,
     cluster_sums,
     design,
+    leverage_corrected,
     pseudo_inverse,
     require_identified,
     t_quantile,
@@ -94,7 +95,9 @@ def fit_margins(hands: Iterable[HandOutcome], *, robust: bool = True) -> MarginF
     variance = float(residuals @ residuals) / freedom
     if robust:
         clusters, boards = board_clusters(played)
-        scores = cluster_sums(residuals[:, None] * rows, clusters, boards)
+        weights = np.ones(len(played))
+        corrected = leverage_corrected(rows, residuals, weights, clusters, bread, 0.5)
+        scores = cluster_sums(corrected[:, None] * rows, clusters, boards)
         covariance = bread @ (scores.T @ scores) @ bread
     else:
         boards = board_clusters(played)[1]
