@@ -6,9 +6,9 @@ The fit maximises the likelihood of the hand outcomes (1, ½ or 0 for team A) wi
 Gaussian prior that keeps perfect records finite, by Newton's method in natural units
 ``β = r·ln10/400``. Standard errors are robust to the correlation of the plays of a board
 by default (a sandwich whose meat takes each hand's variance from the model and the
-covariance of a board's plays from the data, ``_design.duplicate_meat``); intervals are
-profile-likelihood intervals scaled by each bot's design effect, with Student's t on the
-boards. docs/ratings.md has the method and its measured coverage.
+covariance of a board's plays from the leverage-corrected residuals,
+``_design.duplicate_meat``); intervals are profile-likelihood intervals scaled by each
+bot's design effect, with Student's t on the boards. docs/ratings.md has the method and its measured coverage.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 The margin fit is least squares on the same design as the rating fit: a hand's score
 margin ``d = x·θ + ε``, where θ_i is the points per hand by which two copies of bot i beat
-two average bots. Errors are cluster-robust by board, like the ratings.
+two average bots. Errors are cluster-robust by board, like the ratings, with the residuals
+corrected for each board's leverage (Bell & McCaffrey's CR2; docs/ratings.md).
 """
 
 from __future__ import annotations

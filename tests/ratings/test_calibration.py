@@ -24,7 +24,7 @@ def test_demo_field_intervals_cover_the_truth() -> None:
 
 
 def test_a_sparse_field_is_covered_too() -> None:
-    """8 bots, 28 hands each: without the leverage correction this covered about 91 %."""
+    """8 bots, 28 hands each: the sandwich without the leverage correction fails this band."""
     c = measure(Scenario("8 bots", 7, 2, bots=8, spread=200.0), events=150, seed=2)
     assert c.intervals >= 1150
     assert 0.93 <= c.rate <= 0.99, c.rate
