@@ -8,7 +8,8 @@ Gaussian prior that keeps perfect records finite, by Newton's method in natural 
 by default (a sandwich whose meat takes each hand's variance from the model and the
 covariance of a board's plays from the leverage-corrected residuals,
 ``_design.duplicate_meat``); intervals are profile-likelihood intervals scaled by each
-bot's design effect, with Student's t on the boards. docs/ratings.md has the method and its measured coverage.
+bot's design effect, with Student's t on the boards. docs/ratings.md has the method and
+its measured coverage.
 """
 
 from __future__ import annotations

@@ -66,11 +66,6 @@ class Scenario:
         """The unit of the true values and the intervals."""
         return "Elo" if self.kind == "rating" else "points"
 
-    @property
-    def size(self) -> int:
-        """Number of bots in an event."""
-        return self.bots if self.spread > 0 else len(self.ratings)
-
     def true_ratings(self, rng: np.random.Generator) -> FloatArray:
         """This event's true values, mean 0."""
         values = rng.normal(0.0, self.spread, self.bots) if self.spread > 0 else self.ratings
@@ -180,9 +175,8 @@ def _margins(gap: float, boards: int, rng: np.random.Generator, luck: float) -> 
 def _luck(boards: int, rng: np.random.Generator) -> FloatArray:
     """One play's luck per board: card split, double victories and Tichu calls, mean 0."""
     cards = 10.0 * np.round(rng.normal(0.0, CARD_SPLIT_SD, boards) / 10.0)
-    sign = np.where(rng.random(boards) < 0.5, 1.0, -1.0)
-    doubles = np.where(rng.random(boards) < DOUBLE_VICTORY, 200.0 * sign, 0.0)
-    calls = np.where(rng.random(boards) < TICHU_SWING, 100.0 * rng.choice((-1.0, 1.0), boards), 0.0)
+    doubles = 200.0 * rng.choice((-1.0, 1.0), boards) * (rng.random(boards) < DOUBLE_VICTORY)
+    calls = 100.0 * rng.choice((-1.0, 1.0), boards) * (rng.random(boards) < TICHU_SWING)
     total: FloatArray = cards + doubles + calls
     return total
 
