@@ -64,23 +64,63 @@ def within_board_pairs(clusters: IntArray) -> tuple[IntArray, IntArray]:
     return np.concatenate(firsts), np.concatenate(seconds)
 
 
+def leverage_corrected(
+    rows: FloatArray,
+    residuals: FloatArray,
+    weights: FloatArray,
+    clusters: IntArray,
+    bread: FloatArray,
+    power: float,
+) -> FloatArray:
+    """Residuals with each board's leverage taken out: ``(I − H_b)^(−power) e_b``.
+
+    Fitted residuals are smaller than the errors they stand for, most on boards that weigh
+    much in the fit, so sandwiches built from them are too small with few boards per bot.
+    ``H_b = W_b X_b B X_bᵀ`` is board b's block of the hat matrix (``weights`` W the working
+    variances, ``bread`` B the inverse information); power 1 is the correction of Mancl &
+    DeRouen (2001), power ½ that of Bell & McCaffrey (2002, "CR2") and Kauermann & Carroll
+    (2001). Computed on the symmetric ``W^½ X B Xᵀ W^½``, batched by board size.
+    """
+    order = np.argsort(clusters, kind="stable")
+    counts = np.bincount(clusters)
+    starts = np.cumsum(counts) - counts
+    root = np.sqrt(np.maximum(weights, 1e-300))
+    scaled = residuals / root
+    corrected = residuals.copy()
+    for size in np.unique(counts):
+        boards = np.flatnonzero(counts == size)
+        members = order[starts[boards][:, None] + np.arange(size)]
+        x = rows[members] * root[members][:, :, None]
+        hat = x @ bread @ x.transpose(0, 2, 1)
+        values, vectors = np.linalg.eigh(np.eye(size) - hat)
+        factors = np.where(values > 1e-12, np.maximum(values, 1e-12) ** -power, 0.0)
+        adjust = (vectors * factors[:, None, :]) @ vectors.transpose(0, 2, 1)
+        corrected[members] = root[members] * (adjust @ scaled[members][:, :, None])[:, :, 0]
+    return corrected
+
+
 def duplicate_meat(
-    rows: FloatArray, residuals: FloatArray, variances: FloatArray, clusters: IntArray
+    rows: FloatArray,
+    residuals: FloatArray,
+    variances: FloatArray,
+    clusters: IntArray,
+    bread: FloatArray,
 ) -> FloatArray:
     """The score covariance Σ_b Var(u_b) of a fit, for duplicate boards (docs/ratings.md).
 
     The plain cluster sandwich takes Var(u_b) = u_b u_bᵀ, whose diagonal terms are the
     squared residuals: near-perfect records make them vanish, and the interval with them.
     Here each hand's own variance is the model's (``variances``); only the covariance of
-    two hands of one board comes from the data, ``residual_g · residual_h``, clipped to
-    a correlation of ±1 so that every board's term stays positive semi-definite. Where the
-    model holds, this estimates the same matrix as the plain sandwich.
+    two hands of one board comes from the data, the product of their residuals after
+    Mancl & DeRouen's leverage correction (``leverage_corrected``, power 1), clipped to
+    a correlation of ±1 so that every board's term stays positive semi-definite.
     """
     meat: FloatArray = rows.T @ (variances[:, None] * rows)
     g, h = within_board_pairs(clusters)
     if len(g):
+        corrected = leverage_corrected(rows, residuals, variances, clusters, bread, 1.0)
         bound = np.sqrt(variances[g] * variances[h])
-        cross = np.clip(residuals[g] * residuals[h], -bound, bound)
+        cross = np.clip(corrected[g] * corrected[h], -bound, bound)
         half = rows[g].T @ (cross[:, None] * rows[h])
         meat += half + half.T
     return meat

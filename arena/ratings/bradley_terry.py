@@ -6,9 +6,10 @@ The fit maximises the likelihood of the hand outcomes (1, ½ or 0 for team A) wi
 Gaussian prior that keeps perfect records finite, by Newton's method in natural units
 ``β = r·ln10/400``. Standard errors are robust to the correlation of the plays of a board
 by default (a sandwich whose meat takes each hand's variance from the model and the
-covariance of a board's plays from the data, ``_design.duplicate_meat``); intervals are
-profile-likelihood intervals scaled by each bot's design effect, with Student's t on the
-boards. docs/ratings.md has the method and its measured coverage.
+covariance of a board's plays from the leverage-corrected residuals,
+``_design.duplicate_meat``); intervals are profile-likelihood intervals scaled by each
+bot's design effect, with Student's t on the boards. docs/ratings.md has the method and
+its measured coverage.
 """
 
 from __future__ import annotations
@@ -142,10 +143,15 @@ class RatingFit:
 
 @dataclass(frozen=True)
 class _Profile:
-    """A fit's data, for profile-likelihood intervals (natural units)."""
+    """A fit's data, for profile-likelihood intervals (natural units).
+
+    The hands are collapsed to their distinct design rows (line-ups and sides): the
+    likelihood depends on a row's hands only through their count and summed outcome.
+    """
 
     rows: FloatArray
-    outcomes: FloatArray
+    counts: FloatArray
+    totals: FloatArray
     beta: FloatArray
     prior: float
     model: FloatArray
@@ -154,27 +160,36 @@ class _Profile:
     def objective(self, beta: FloatArray) -> float:
         """The penalised log-likelihood."""
         penalty = 0.5 * self.prior * float(beta @ beta)
-        return _log_likelihood(self.rows @ beta, self.outcomes) - penalty
+        return _grouped_log_likelihood(self.rows @ beta, self.counts, self.totals) - penalty
 
-    def constrained(self, contrast: FloatArray, value: float, start: FloatArray) -> FloatArray:
-        """The penalised MLE with ``contrast·β = value`` and mean 0 (Newton, Lagrange)."""
+    def constrained(
+        self, contrast: FloatArray, value: float, start: FloatArray
+    ) -> tuple[FloatArray, float]:
+        """The penalised MLE with ``contrast·β = value`` and mean 0 (Newton, Lagrange).
+
+        Also returns the Lagrange multiplier of the contrast: the slope of the profile
+        log-likelihood at ``value``.
+        """
         rows, size = self.rows, len(start)
         constraints = np.vstack([contrast, np.ones(size)])
         system = np.zeros((size + 2, size + 2))
         system[:size, size:] = constraints.T
         system[size:, :size] = constraints
+        ridge = self.prior * np.eye(size)
         beta = start  # the constraints are linear: Newton meets them from the first step
+        slope = 0.0
         for _ in range(20):
             p = _logistic(rows @ beta)
-            gradient = rows.T @ (self.outcomes - p) - self.prior * beta
-            system[:size, :size] = rows.T @ ((p * (1.0 - p))[:, None] * rows)
-            system[:size, :size] += self.prior * np.eye(size)
+            gradient = rows.T @ (self.totals - self.counts * p) - self.prior * beta
+            system[:size, :size] = rows.T @ ((self.counts * p * (1.0 - p))[:, None] * rows)
+            system[:size, :size] += ridge
             rhs = np.r_[gradient, value - float(contrast @ beta), -float(beta.sum())]
-            step = np.linalg.solve(system, rhs)[:size]
+            solution = np.linalg.solve(system, rhs)
+            step, slope = solution[:size], float(solution[size])
             beta = beta + step
             if float(np.max(np.abs(step))) < 1e-7:
                 break
-        return beta
+        return beta, slope
 
     def bounds(self, contrast: FloatArray, t: float) -> tuple[float, float]:
         """Where the profile of ``contrast·β`` drops by ``t²/2`` × the design effect."""
@@ -187,21 +202,38 @@ class _Profile:
         centre = float(contrast @ self.beta)
         ends = []
         for sign in (-1.0, 1.0):
-            start = self.beta
-
-            def excess(offset: float) -> float:
-                nonlocal start
-                start = self.constrained(contrast, centre + offset, start)
-                return top - self.objective(start) - drop
-
-            inner, outer = 0.0, sign * t * math.sqrt(robust_var)
-            while excess(outer) < 0.0 and abs(outer) < SEPARATION_LIMIT:
-                inner, outer = outer, 2.0 * outer
-            for _ in range(14):  # to well under 1 Elo
-                middle = 0.5 * (inner + outer)
-                inner, outer = (middle, outer) if excess(middle) < 0.0 else (inner, middle)
-            ends.append(0.5 * (inner + outer))
+            ends.append(self._crossing(contrast, centre, top - drop, sign, t * robust_var**0.5))
         return ends[0], ends[1]
+
+    def _crossing(
+        self, contrast: FloatArray, centre: float, level: float, sign: float, guess: float
+    ) -> float:
+        """The offset on the ``sign`` side where the profile falls to ``level``.
+
+        Safeguarded Newton on the profile, whose slope is the constraint's multiplier:
+        bisection within the bracket whenever a Newton step would leave it.
+        """
+        inner, outer = 0.0, math.inf
+        offset, start = guess, self.beta
+        for _ in range(60):
+            start, slope = self.constrained(contrast, centre + sign * offset, start)
+            excess = level - self.objective(start)  # < 0 inside the interval
+            if abs(excess) < 1e-9:
+                return sign * offset
+            if excess < 0.0:
+                inner = offset
+            else:
+                outer = offset
+            if outer - inner < 1e-7 or inner >= SEPARATION_LIMIT:
+                break
+            # The profile falls by |slope| per unit outwards: a Newton step on the excess.
+            outwards = -sign * slope
+            step = -excess / outwards if outwards > _NEGLIGIBLE else math.inf
+            offset += step
+            if not inner < offset < outer:
+                offset = 0.5 * (inner + outer) if math.isfinite(outer) else 2.0 * max(inner, guess)
+            offset = min(offset, SEPARATION_LIMIT)
+        return sign * 0.5 * (inner + min(outer, SEPARATION_LIMIT))
 
 
 def fit_ratings(
@@ -237,14 +269,21 @@ def fit_ratings(
         raise RatingError(f"prior_precision must be >= 0, got {prior_precision!r}")
     require_identified(bots, rows, played)
     outcomes = np.array([hand.outcome for hand in played])
-    beta, iterations = _newton(rows, outcomes, prior_precision, tol, max_iter)
+    distinct, which = np.unique(rows, axis=0, return_inverse=True)
+    which = which.reshape(-1)
+    counts: FloatArray = np.bincount(which, minlength=len(distinct)).astype(float)
+    totals: FloatArray = np.bincount(which, weights=outcomes, minlength=len(distinct)).astype(float)
+    beta, iterations = _newton(distinct, counts, totals, prior_precision, tol, max_iter)
 
-    z = rows @ beta
-    p = _logistic(z)
-    information = rows.T @ ((p * (1.0 - p))[:, None] * rows) + prior_precision * np.eye(len(bots))
+    z = distinct @ beta
+    p_row = _logistic(z)
+    weights = counts * p_row * (1.0 - p_row)
+    information = distinct.T @ (weights[:, None] * distinct)
+    information += prior_precision * np.eye(len(bots))
+    p = p_row[which]
     model = pseudo_inverse(information)
     clusters, boards = board_clusters(played)
-    sandwich = model @ duplicate_meat(rows, outcomes - p, p * (1.0 - p), clusters) @ model
+    sandwich = model @ duplicate_meat(rows, outcomes - p, p * (1.0 - p), clusters, model) @ model
 
     shift = _anchoring(bots, anchor)
     scale = ELO_PER_NAT**2
@@ -257,25 +296,30 @@ def fit_ratings(
         model_covariance=_as_tuples(scale * (shift @ model @ shift.T)),
         hands=tuple(sum(bot in hand.seats for hand in played) for bot in bots),
         boards=boards,
-        log_likelihood=_log_likelihood(z, outcomes),
+        log_likelihood=_grouped_log_likelihood(z, counts, totals),
         iterations=iterations,
         anchor=anchor,
-        _profile=_Profile(rows, outcomes, beta, prior_precision, model, chosen),
+        _profile=_Profile(distinct, counts, totals, beta, prior_precision, model, chosen),
     )
 
 
 def _newton(
-    rows: FloatArray, outcomes: FloatArray, prior: float, tol: float, max_iter: int
+    rows: FloatArray,
+    counts: FloatArray,
+    totals: FloatArray,
+    prior: float,
+    tol: float,
+    max_iter: int,
 ) -> tuple[FloatArray, int]:
     size = rows.shape[1]
     ridge = prior * np.eye(size)
     ones = np.full((size, size), 1.0 / size)
     beta = np.zeros(size)
-    objective = _log_likelihood(rows @ beta, outcomes)
+    objective = _grouped_log_likelihood(rows @ beta, counts, totals)
     for iteration in range(1, max_iter + 1):
         p = _logistic(rows @ beta)
-        gradient = rows.T @ (outcomes - p) - prior * beta
-        information = rows.T @ ((p * (1.0 - p))[:, None] * rows) + ridge
+        gradient = rows.T @ (totals - counts * p) - prior * beta
+        information = rows.T @ ((counts * p * (1.0 - p))[:, None] * rows) + ridge
         # Adding 11ᵀ/N fixes the unidentified all-ones direction; the gradient has no
         # component along it, so the step keeps the ratings centred.
         step = np.linalg.solve(information + ones, gradient)
@@ -283,7 +327,8 @@ def _newton(
         while True:
             trial = beta + length * step
             trial -= trial.mean()
-            value = _log_likelihood(rows @ trial, outcomes) - 0.5 * prior * float(trial @ trial)
+            value = _grouped_log_likelihood(rows @ trial, counts, totals)
+            value -= 0.5 * prior * float(trial @ trial)
             if value >= objective - 1e-12 * (1.0 + abs(objective)) or length < 1e-6:
                 break
             length /= 2.0
@@ -304,9 +349,10 @@ def _logistic(z: FloatArray) -> FloatArray:
     return result
 
 
-def _log_likelihood(z: FloatArray, outcomes: FloatArray) -> float:
-    # s·ln p + (1 − s)·ln(1 − p) = s·z − ln(1 + e^z), stable for any z.
-    return float(np.sum(outcomes * z - np.logaddexp(0.0, z)))
+def _grouped_log_likelihood(z: FloatArray, counts: FloatArray, totals: FloatArray) -> float:
+    # Per hand s·ln p + (1 − s)·ln(1 − p) = s·z − ln(1 + e^z), stable for any z; summed
+    # over a row's hands it is (Σs)·z − n·ln(1 + e^z).
+    return float(np.sum(totals * z - counts * np.logaddexp(0.0, z)))
 
 
 def _anchoring(bots: tuple[str, ...], anchor: str | None) -> FloatArray:

@@ -1,35 +1,55 @@
-"""Simulated events with known strengths, to measure how often rating intervals cover the truth.
+"""Simulated events with known strengths, to measure how often intervals cover the truth.
 
 A simulated event seats ``N`` bots at tables of four, round after round (the three
 partnerships in turn for four bots, a fresh random seating otherwise), and every table plays
-``boards`` duplicate boards in rotations 0 and 1. Team A wins a play with probability
-``L(Δ)``, Δ the gap of the teams' mean true ratings, so the true hand-Elo is exactly what
-the fit estimates. Card luck ties the two plays of a board: one uniform draw ``u`` decides
-rotation 0 (A wins when ``u < L(Δ)``); with probability ``luck`` rotation 1 uses ``1 − u``
-(the teams swapped hands, so the luck swaps sides), otherwise a fresh draw. Used by
-``scripts/calibrate_ratings.py`` and its fast test; the table is in docs/ratings.md.
+``boards`` duplicate boards in rotations 0 and 1; each board is one cluster.
+
+Rating scenarios: team A wins a play with probability ``L(Δ)``, Δ the gap of the teams' mean
+true ratings, so the true hand-Elo is exactly what the fit estimates. Card luck ties the two
+plays of a board: one uniform draw ``u`` decides rotation 0 (A wins when ``u < L(Δ)``); with
+probability ``luck`` rotation 1 uses ``1 − u`` (the teams swapped hands, so the luck swaps
+sides), otherwise a fresh draw.
+
+Margin scenarios: team A's score margin is ``x·θ + ε`` (θ the true points per hand), where
+the luck ``ε`` is lumpy like Tichu's (docs/ratings.md): a card-point split in tens, and with
+small probabilities a double victory (±200) or a Tichu call (±100) swinging it. With
+probability ``luck`` rotation 1 gets ``−ε`` (the swapped hands), otherwise a fresh draw. The
+margin is rounded to whole points at random (up with the fractional part's probability), so
+its mean stays exactly ``x·θ``.
+
+Used by ``scripts/calibrate_ratings.py`` and its fast test; the table is in docs/ratings.md.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
 from arena.ratings._design import FloatArray
 from arena.ratings.bradley_terry import fit_ratings
+from arena.ratings.duplicate import fit_margins
 from arena.ratings.hands import HandOutcome, RatingError
 
 _PARTNERSHIPS = ((0, 1, 2, 3), (0, 2, 1, 3), (0, 1, 3, 2))
 
+CARD_SPLIT_SD = 50.0
+"""Standard deviation of the card-point part of a hand's luck, in points."""
+DOUBLE_VICTORY = 0.1
+"""Probability that a double victory (±200) swings a hand's luck."""
+TICHU_SWING = 0.1
+"""Probability that a Tichu call (±100) swings a hand's luck."""
+
 
 @dataclass(frozen=True)
 class Scenario:
-    """A family of simulated events: true ratings, rounds and boards per table per round.
+    """A family of simulated events: true values, rounds and boards per table per round.
 
-    ``spread`` > 0 draws each event's true ratings from N(0, spread) for ``bots`` bots;
-    otherwise ``ratings`` are the true ratings of every event.
+    ``spread`` > 0 draws each event's true values from N(0, spread) for ``bots`` bots;
+    otherwise ``ratings`` are the true values of every event. ``kind`` says whether the
+    values are hand-Elo ratings or margins in points per hand.
     """
 
     name: str
@@ -39,9 +59,15 @@ class Scenario:
     bots: int = 0
     spread: float = 0.0
     luck: float = 0.6
+    kind: Literal["rating", "margin"] = "rating"
+
+    @property
+    def unit(self) -> str:
+        """The unit of the true values and the intervals."""
+        return "Elo" if self.kind == "rating" else "points"
 
     def true_ratings(self, rng: np.random.Generator) -> FloatArray:
-        """This event's true ratings, mean 0."""
+        """This event's true values, mean 0."""
         values = rng.normal(0.0, self.spread, self.bots) if self.spread > 0 else self.ratings
         truth = np.asarray(values, dtype=float)
         centred: FloatArray = truth - truth.mean()
@@ -50,23 +76,45 @@ class Scenario:
 
 @dataclass(frozen=True)
 class Coverage:
-    """How a scenario's intervals did over its simulated events.
+    """How a scenario's intervals did over its simulated events (totals, so parts add up).
 
-    ``unrated`` counts events whose random seatings left some rating unidentified (no fit).
+    ``unrated`` counts events whose random seatings left some value unidentified (no fit).
     """
 
     scenario: Scenario
     events: int
     intervals: int
     covered: int
-    mean_width: float
-    hands_per_bot: float
+    width: float
+    hands: float
     unrated: int = 0
 
     @property
     def rate(self) -> float:
-        """Share of intervals that held the true rating."""
+        """Share of intervals that held the true value."""
         return self.covered / self.intervals
+
+    @property
+    def mean_width(self) -> float:
+        """Mean width of the intervals."""
+        return self.width / self.intervals
+
+    @property
+    def hands_per_bot(self) -> float:
+        """Mean hands behind an interval."""
+        return self.hands / self.intervals
+
+    def __add__(self, other: Coverage) -> Coverage:
+        """The two parts' events together (for events measured in parallel)."""
+        return Coverage(
+            self.scenario,
+            self.events + other.events,
+            self.intervals + other.intervals,
+            self.covered + other.covered,
+            self.width + other.width,
+            self.hands + other.hands,
+            self.unrated + other.unrated,
+        )
 
 
 def simulate_event(
@@ -75,6 +123,7 @@ def simulate_event(
     boards: int,
     rng: np.random.Generator,
     luck: float = 0.6,
+    kind: Literal["rating", "margin"] = "rating",
 ) -> list[HandOutcome]:
     """Plays one simulated event (see the module docstring); bots are named ``b00``, ..."""
     n = len(truth)
@@ -86,28 +135,68 @@ def simulate_event(
         for t in range(n // 4):
             seats = order[4 * t : 4 * t + 4]
             gap = (truth[seats[0]] + truth[seats[2]] - truth[seats[1]] - truth[seats[3]]) / 2
-            p = 1.0 / (1.0 + 10.0 ** (-gap / 400.0))
             line_up = (names[seats[0]], names[seats[1]], names[seats[2]], names[seats[3]])
-            for _ in range(boards):
-                first = rng.random()
-                second = 1.0 - first if rng.random() < luck else rng.random()
-                for rotation, draw in ((0, first), (1, second)):
-                    won = draw < p
-                    hands.append(HandOutcome(str(board), line_up, int(won), int(not won), rotation))
-                board += 1
+            plays = (
+                _margins(gap, boards, rng, luck)
+                if kind == "margin"
+                else _wins(gap, boards, rng, luck)
+            )
+            for b in range(boards):
+                for rotation in (0, 1):
+                    margin = int(plays[b, rotation])
+                    hands.append(
+                        HandOutcome(
+                            str(board + b), line_up, max(margin, 0), max(-margin, 0), rotation
+                        )
+                    )
+            board += boards
     return hands
 
 
-def measure(scenario: Scenario, events: int, seed: int = 0, level: float = 0.95) -> Coverage:
-    """Simulates ``events`` events of ``scenario`` and counts the intervals that cover."""
-    rng = np.random.default_rng([seed, events])
+def _wins(gap: float, boards: int, rng: np.random.Generator, luck: float) -> FloatArray:
+    """Rotations 0 and 1 of ``boards`` boards as margins ±1: A won or lost."""
+    p = 1.0 / (1.0 + 10.0 ** (-gap / 400.0))
+    first = rng.random(boards)
+    second = np.where(rng.random(boards) < luck, 1.0 - first, rng.random(boards))
+    draws = np.stack([first, second], axis=1)
+    won: FloatArray = np.where(draws < p, 1.0, -1.0)
+    return won
+
+
+def _margins(gap: float, boards: int, rng: np.random.Generator, luck: float) -> FloatArray:
+    """Rotations 0 and 1 of ``boards`` boards as score margins with mean ``gap``."""
+    first = _luck(boards, rng)
+    second = np.where(rng.random(boards) < luck, -first, _luck(boards, rng))
+    exact = gap + np.stack([first, second], axis=1)
+    rounded: FloatArray = np.floor(exact) + (rng.random(exact.shape) < exact - np.floor(exact))
+    return rounded
+
+
+def _luck(boards: int, rng: np.random.Generator) -> FloatArray:
+    """One play's luck per board: card split, double victories and Tichu calls, mean 0."""
+    cards = 10.0 * np.round(rng.normal(0.0, CARD_SPLIT_SD, boards) / 10.0)
+    doubles = 200.0 * rng.choice((-1.0, 1.0), boards) * (rng.random(boards) < DOUBLE_VICTORY)
+    calls = 100.0 * rng.choice((-1.0, 1.0), boards) * (rng.random(boards) < TICHU_SWING)
+    total: FloatArray = cards + doubles + calls
+    return total
+
+
+def measure(
+    scenario: Scenario, events: int, seed: int = 0, level: float = 0.95, first: int = 0
+) -> Coverage:
+    """Simulates events ``first`` .. ``first + events − 1`` of ``scenario`` and counts the
+    intervals that cover; event ``k`` draws from its own seed, so any split of the events
+    into parts gives the same totals."""
     intervals = covered = unrated = 0
     width = hands = 0.0
-    for _ in range(events):
+    for event in range(first, first + events):
+        rng = np.random.default_rng([seed, event])
         truth = scenario.true_ratings(rng)
-        played = simulate_event(truth, scenario.rounds, scenario.boards, rng, scenario.luck)
+        played = simulate_event(
+            truth, scenario.rounds, scenario.boards, rng, scenario.luck, scenario.kind
+        )
         try:
-            fit = fit_ratings(played)
+            fit = fit_ratings(played) if scenario.kind == "rating" else fit_margins(played)
         except RatingError:
             unrated += 1
             continue
@@ -117,13 +206,14 @@ def measure(scenario: Scenario, events: int, seed: int = 0, level: float = 0.95)
             intervals += 1
             width += high - low
             hands += fit.hands[i]
-    return Coverage(
-        scenario, events, intervals, covered, width / intervals, hands / intervals, unrated
-    )
+    return Coverage(scenario, events, intervals, covered, width, hands, unrated)
 
 
 DEMO = (380.0, 360.0, -370.0, -370.0)
 """True ratings like the demo's: two strong bots and two random ones."""
+
+DEMO_MARGINS = (120.0, 90.0, -90.0, -120.0)
+"""True points per hand like the demo's."""
 
 SCENARIOS = (
     Scenario("demo (2 strong, 2 random), 144 hands", 3, 24, DEMO),
@@ -135,5 +225,15 @@ SCENARIOS = (
     Scenario("8 bots, s.d. 200, 84 hands each", 14, 3, bots=8, spread=200.0),
     Scenario("16 bots, s.d. 150, 180 hands each", 15, 6, bots=16, spread=150.0),
     Scenario("40 bots, s.d. 150, 72 hands each", 9, 4, bots=40, spread=150.0),
+    Scenario("margins: demo, 144 hands", 3, 24, DEMO_MARGINS, kind="margin"),
+    Scenario(
+        "margins: demo, no duplicate luck, 144 hands", 3, 24, DEMO_MARGINS, luck=0.0, kind="margin"
+    ),
+    Scenario("margins: 8 bots, s.d. 60, 28 hands each", 7, 2, bots=8, spread=60.0, kind="margin"),
+    Scenario("margins: 8 bots, s.d. 60, 84 hands each", 14, 3, bots=8, spread=60.0, kind="margin"),
+    Scenario(
+        "margins: 16 bots, s.d. 40, 180 hands each", 15, 6, bots=16, spread=40.0, kind="margin"
+    ),
+    Scenario("margins: 40 bots, s.d. 40, 72 hands each", 9, 4, bots=40, spread=40.0, kind="margin"),
 )
 """The scenarios of the coverage table in docs/ratings.md."""

@@ -2,7 +2,8 @@
 
 The margin fit is least squares on the same design as the rating fit: a hand's score
 margin ``d = x·θ + ε``, where θ_i is the points per hand by which two copies of bot i beat
-two average bots. Errors are cluster-robust by board, like the ratings.
+two average bots. Errors are cluster-robust by board, like the ratings, with the residuals
+corrected for each board's leverage (Bell & McCaffrey's CR2; docs/ratings.md).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from arena.ratings._design import (
     board_clusters,
     cluster_sums,
     design,
+    leverage_corrected,
     pseudo_inverse,
     require_identified,
     t_quantile,
@@ -94,7 +96,9 @@ def fit_margins(hands: Iterable[HandOutcome], *, robust: bool = True) -> MarginF
     variance = float(residuals @ residuals) / freedom
     if robust:
         clusters, boards = board_clusters(played)
-        scores = cluster_sums(residuals[:, None] * rows, clusters, boards)
+        weights = np.ones(len(played))
+        corrected = leverage_corrected(rows, residuals, weights, clusters, bread, 0.5)
+        scores = cluster_sums(corrected[:, None] * rows, clusters, boards)
         covariance = bread @ (scores.T @ scores) @ bread
     else:
         boards = board_clusters(played)[1]

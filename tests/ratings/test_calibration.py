@@ -1,8 +1,9 @@
-"""Rating intervals on simulated events with known strengths (the fast half of the table).
+"""Rating and margin intervals on simulated events with known strengths (the fast half).
 
-``scripts/calibrate_ratings.py`` runs 1,000 events per scenario for docs/ratings.md; these
-tests run a few hundred of the lopsided demo field and check the width's 1/√n law and
-perfect records.
+``scripts/calibrate_ratings.py`` runs thousands of events per scenario for docs/ratings.md;
+these tests run a few hundred of the lopsided demo field, a sparse field and margins, and
+check the width's 1/√n law and perfect records. Their bands allow for the sampling error of
+a few hundred intervals (four to eight per event, not independent).
 """
 
 from __future__ import annotations
@@ -16,19 +17,25 @@ from arena.ratings.calibration import DEMO, Scenario, measure, simulate_event
 
 
 def test_demo_field_intervals_cover_the_truth() -> None:
-    """Two strong bots and two random ones, 144 hands: the plain sandwich covered 54 %.
-
-    100 events give 400 intervals, four per event and not independent: the band allows for
-    that sampling error around the table's 96.5 %.
-    """
+    """Two strong bots and two random ones, 144 hands: the plain sandwich covered 54 %."""
     c = measure(Scenario("demo", 3, 24, DEMO), events=100, seed=1)
     assert c.intervals == 400
     assert 0.91 <= c.rate <= 0.995, c.rate
 
 
-def test_a_balanced_field_is_covered_too() -> None:
-    c = measure(Scenario("8 bots", 14, 3, bots=8, spread=200.0), events=50, seed=2)
-    assert 0.90 <= c.rate <= 0.99, c.rate
+def test_a_sparse_field_is_covered_too() -> None:
+    """8 bots, 28 hands each: the sandwich without the leverage correction fails this band."""
+    c = measure(Scenario("8 bots", 7, 2, bots=8, spread=200.0), events=150, seed=2)
+    assert c.intervals >= 1150
+    assert 0.93 <= c.rate <= 0.99, c.rate
+
+
+def test_margin_intervals_cover_the_truth_with_few_boards() -> None:
+    """8 bots, 28 hands each: 14 boards per bot, where the uncorrected sandwich is too small."""
+    margins = Scenario("8 bots", 7, 2, bots=8, spread=60.0, kind="margin")
+    c = measure(margins, events=200, seed=5)
+    assert c.intervals >= 1500
+    assert 0.935 <= c.rate <= 0.99, c.rate
 
 
 def test_width_shrinks_as_one_over_root_n() -> None:
@@ -36,6 +43,9 @@ def test_width_shrinks_as_one_over_root_n() -> None:
     small = measure(Scenario("close", 3, 24, close), events=30, seed=3)
     large = measure(Scenario("close", 3, 96, close), events=30, seed=3)
     assert large.hands_per_bot == 4 * small.hands_per_bot
+    assert math.isclose(small.mean_width / large.mean_width, 2.0, rel_tol=0.1)
+    small = measure(Scenario("close", 3, 24, close, kind="margin"), events=30, seed=3)
+    large = measure(Scenario("close", 3, 96, close, kind="margin"), events=30, seed=3)
     assert math.isclose(small.mean_width / large.mean_width, 2.0, rel_tol=0.1)
 
 

@@ -69,6 +69,8 @@ def test_worked_example_standard_errors() -> None:
     assert 0.5 < fit.los("A", "D") < 0.975
     lower, upper = fit.interval("A")
     assert lower < 0.0 < upper
+    # The profile-likelihood interval, pinned: asymmetric like the likelihood of 30 hands.
+    assert (lower, upper) == pytest.approx((-90.7, 320.5), abs=0.05)
 
 
 def test_prior_shrinks_the_worked_example_towards_zero() -> None:
