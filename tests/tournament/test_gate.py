@@ -233,8 +233,9 @@ def test_ctrl_c_prints_the_command_that_resumes_and_another_preset_is_refused(
 ) -> None:
     db = tmp_path / "gate.sqlite"
     args = [
-        "gate", "--candidate", "heuristic", "--baseline", "random", "--max-boards", "200",
-        "--seed", "3", "--jobs", "2", "--db", str(db), "--json", str(tmp_path / "gate.json"),
+        "gate", "--candidate", "heuristic", "--baseline", "random", "--max-boards", "60",
+        "--min-pairs", "20", "--seed", "3", "--jobs", "2", "--db", str(db),
+        "--json", str(tmp_path / "gate.json"),
     ]  # fmt: skip
     proc = subprocess.Popen(
         [sys.executable, "-m", "arena.cli.main", *args],
