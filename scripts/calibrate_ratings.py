@@ -5,6 +5,7 @@ Usage (from the repository root; docs/ratings.md gives the wall time of the tabl
     .venv/bin/python scripts/calibrate_ratings.py                       # the table, Markdown
     .venv/bin/python scripts/calibrate_ratings.py --events 200 --jobs 2 # fewer events, 2 cores
     .venv/bin/python scripts/calibrate_ratings.py --check               # exit 1 outside 93-97 %
+    .venv/bin/python scripts/calibrate_ratings.py --rows 1,2,4 --events 300  # some rows only
 
 Each row simulates ``--events`` events of one scenario of ``arena.ratings.calibration``
 (1,000 by default, ``--large-events`` for fields of 16 bots and more) and counts the bots
@@ -40,6 +41,17 @@ def _events(scenario: Scenario, events: int, large: int) -> int:
     return large if scenario.bots >= 16 else events
 
 
+def _rows(text: str) -> list[int]:
+    """Parses ``--rows``: table rows counted from 1, comma-separated."""
+    try:
+        rows = [int(part) - 1 for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected row numbers like 1,2,4, got {text!r}") from None
+    if not all(0 <= row < len(SCENARIOS) for row in rows):
+        raise argparse.ArgumentTypeError(f"rows are numbered 1 to {len(SCENARIOS)}, got {text!r}")
+    return sorted(set(rows))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=1000, help="events per scenario")
@@ -48,13 +60,20 @@ def main() -> int:
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
+    parser.add_argument(
+        "--rows",
+        type=_rows,
+        default=list(range(len(SCENARIOS))),
+        help="table rows to run, counted from 1 (default: all)",
+    )
     parser.add_argument("--check", action="store_true", help="exit 1 if a row is outside 93-97 %")
     args = parser.parse_args()
     if args.events < 1 or args.large_events < 1 or args.jobs < 1:
         parser.error("--events, --large-events and --jobs must be at least 1")
     started = time.monotonic()
     tasks = []
-    for row, scenario in enumerate(SCENARIOS):
+    for row in args.rows:
+        scenario = SCENARIOS[row]
         total = _events(scenario, args.events, args.large_events)
         chunk = max(1, CHUNK // max(1, scenario.bots // 8))
         tasks += [(row, k, min(chunk, total - k), args.seed) for k in range(0, total, chunk)]
@@ -67,8 +86,8 @@ def main() -> int:
     print("| scenario | events | intervals | hands per bot | coverage | mean width |")
     print("|:--|--:|--:|--:|--:|--:|")
     outside = []
-    for row, scenario in enumerate(SCENARIOS):
-        c = results[row]
+    for row in args.rows:
+        scenario, c = SCENARIOS[row], results[row]
         print(
             f"| {scenario.name} | {c.events} | {c.intervals} | {c.hands_per_bot:.0f} "
             f"| {100 * c.rate:.1f} % | {c.mean_width:.0f} {scenario.unit} |"
