@@ -199,7 +199,7 @@ def test_a_given_up_seat_and_a_finished_table_refuse_their_tokens() -> None:
     async def main(server: ArenaServer) -> None:
         spec = TableSpec(  # hands enough that the match outlasts the resume below
             options=Options(hands=10),
-            time=TimeControl(decision_ms=50),
+            time=TimeControl(decision_ms=500),  # the silent seat's; the others answer at once
             policy=FailurePolicy(max_strikes=1),
         )
         table = server.create_table(spec)
