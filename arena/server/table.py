@@ -40,8 +40,9 @@ from arena.rules import bot_seed
 from arena.rules.state import Deal
 from arena.server.seat import EventCodec, GrpcSeat, Refused, SeatObserver, broadcast
 
-CRASH_CHECK_S = 0.25
-"""How long after a managed bot's stream drops the table waits to see whether it crashed."""
+CRASH_CHECK_S = 1.0
+"""How long after a managed bot's stream drops the table waits to see whether it crashed: a
+crashed process's exit reaches the runner after its stream's end, later on a loaded machine."""
 
 FINISHED_TOKENS = 40_000
 """Tokens of finished tables remembered (refused as over rather than unknown)."""
