@@ -6,6 +6,7 @@ Usage (from the repository root; docs/ratings.md gives the wall time of the tabl
     .venv/bin/python scripts/calibrate_ratings.py --events 200 --jobs 2 # fewer events, 2 cores
     .venv/bin/python scripts/calibrate_ratings.py --check               # exit 1 outside 93-97 %
     .venv/bin/python scripts/calibrate_ratings.py --rows 1,2,4 --events 300  # some rows only
+    .venv/bin/python scripts/calibrate_ratings.py --rows 1,2,4,5 --firth 0.3  # a Firth weight
 
 Each row simulates ``--events`` events of one scenario of ``arena.ratings.calibration``
 (1,000 by default, ``--large-events`` for fields of 16 bots and more) and counts the bots
@@ -25,6 +26,7 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 
+from arena.ratings.bradley_terry import DEFAULT_FIRTH
 from arena.ratings.calibration import SCENARIOS, Coverage, Scenario, measure
 
 LOW, HIGH = 0.93, 0.97
@@ -32,9 +34,9 @@ CHUNK = 50
 """Events per task handed to a worker."""
 
 
-def _part(task: tuple[int, int, int, int]) -> tuple[int, Coverage]:
-    row, first, events, seed = task
-    return row, measure(SCENARIOS[row], events, seed, first=first)
+def _part(task: tuple[int, int, int, int, float]) -> tuple[int, Coverage]:
+    row, first, events, seed, firth = task
+    return row, measure(SCENARIOS[row], events, seed, first=first, firth=firth)
 
 
 def _events(scenario: Scenario, events: int, large: int) -> int:
@@ -66,17 +68,27 @@ def main() -> int:
         default=list(range(len(SCENARIOS))),
         help="table rows to run, counted from 1 (default: all)",
     )
+    parser.add_argument(
+        "--firth",
+        type=float,
+        default=DEFAULT_FIRTH,
+        help="weight of Firth's penalty in the rating fit (docs/ratings.md; default %(default)s)",
+    )
     parser.add_argument("--check", action="store_true", help="exit 1 if a row is outside 93-97 %")
     args = parser.parse_args()
     if args.events < 1 or args.large_events < 1 or args.jobs < 1:
         parser.error("--events, --large-events and --jobs must be at least 1")
+    if args.firth < 0.0:
+        parser.error("--firth must be at least 0")
     started = time.monotonic()
     tasks = []
     for row in args.rows:
         scenario = SCENARIOS[row]
         total = _events(scenario, args.events, args.large_events)
         chunk = max(1, CHUNK // max(1, scenario.bots // 8))
-        tasks += [(row, k, min(chunk, total - k), args.seed) for k in range(0, total, chunk)]
+        tasks += [
+            (row, k, min(chunk, total - k), args.seed, args.firth) for k in range(0, total, chunk)
+        ]
     results: dict[int, Coverage] = {}
     with ProcessPoolExecutor(args.jobs) as pool:
         for done, (row, part) in enumerate(pool.map(_part, tasks), 1):

@@ -8,6 +8,7 @@ the hand, one play of one board, scored 1/½/0 for team A (seats 0 and 2) agains
 from __future__ import annotations
 
 from arena.ratings.bradley_terry import (
+    DEFAULT_FIRTH,
     DEFAULT_PRIOR_PRECISION,
     ELO_PER_NAT,
     RatingFit,
@@ -50,6 +51,7 @@ from arena.ratings.sprt import (
 from arena.ratings.standings import Standing, TurnierHand, victory_points, vp_standings
 
 __all__ = [
+    "DEFAULT_FIRTH",
     "DEFAULT_MIN_PAIRS",
     "DEFAULT_PRIOR_PRECISION",
     "ELO_PER_NAT",

@@ -29,7 +29,7 @@ from typing import Literal
 import numpy as np
 
 from arena.ratings._design import FloatArray
-from arena.ratings.bradley_terry import fit_ratings
+from arena.ratings.bradley_terry import DEFAULT_FIRTH, fit_ratings
 from arena.ratings.duplicate import fit_margins
 from arena.ratings.hands import HandOutcome, RatingError
 
@@ -182,11 +182,16 @@ def _luck(boards: int, rng: np.random.Generator) -> FloatArray:
 
 
 def measure(
-    scenario: Scenario, events: int, seed: int = 0, level: float = 0.95, first: int = 0
+    scenario: Scenario,
+    events: int,
+    seed: int = 0,
+    level: float = 0.95,
+    first: int = 0,
+    firth: float = DEFAULT_FIRTH,
 ) -> Coverage:
     """Simulates events ``first`` .. ``first + events − 1`` of ``scenario`` and counts the
     intervals that cover; event ``k`` draws from its own seed, so any split of the events
-    into parts gives the same totals."""
+    into parts gives the same totals. ``firth`` is the rating fit's Firth weight τ."""
     intervals = covered = unrated = 0
     width = hands = 0.0
     for event in range(first, first + events):
@@ -196,7 +201,11 @@ def measure(
             truth, scenario.rounds, scenario.boards, rng, scenario.luck, scenario.kind
         )
         try:
-            fit = fit_ratings(played) if scenario.kind == "rating" else fit_margins(played)
+            fit = (
+                fit_ratings(played, firth=firth)
+                if scenario.kind == "rating"
+                else fit_margins(played)
+            )
         except RatingError:
             unrated += 1
             continue

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.ratings import ELO_PER_NAT, HandOutcome, RatingError, fit_ratings
+from arena.ratings.bradley_terry import _penalised, _score
 
 # Wh(8) from §1.3: Z7 + ∞ (label 7), base round (∞ 3 2 0) (1 4 6 5), seats N E S W.
 WH8_BASE = ((7, 3, 2, 0), (1, 4, 6, 5))
@@ -258,3 +259,48 @@ def test_ratings_sum_to_zero_and_swapping_sides_changes_nothing(
 
 def test_elo_per_nat() -> None:
     assert pytest.approx(173.72, abs=0.01) == ELO_PER_NAT
+
+
+def test_firth_penalty_shrinks_by_its_weight_and_zero_is_the_plain_fit() -> None:
+    """τ·½·log det I(β): τ = 0 is the unpenalised fit, larger τ shrinks the ratings more."""
+    plain = fit_ratings(worked_example(), prior_precision=0.0)
+    assert fit_ratings(worked_example(), prior_precision=0.0, firth=0.0).ratings == plain.ratings
+    half = fit_ratings(worked_example(), prior_precision=0.0, firth=0.5)
+    full = fit_ratings(worked_example(), prior_precision=0.0, firth=1.0)
+    assert abs(full.rating("A")) < abs(half.rating("A")) < abs(plain.rating("A"))
+    assert sum(half.ratings) == pytest.approx(0.0, abs=1e-9)
+    lower, upper = half.interval("A")
+    assert lower < half.rating("A") < upper
+    with pytest.raises(RatingError, match="firth"):
+        fit_ratings(worked_example(), firth=-0.1)
+
+
+def test_firth_score_is_the_gradient_of_the_penalised_likelihood() -> None:
+    """The modified score (leverages h_r) against central differences of the objective."""
+    rng = np.random.default_rng(11)
+    rows = np.array([[0.5, -0.5, 0.5, -0.5], [0.5, 0.5, -0.5, -0.5], [0.5, -0.5, -0.5, 0.5]])
+    counts = np.array([20.0, 30.0, 25.0])
+    totals = np.array([12.5, 29.0, 10.0])
+    beta = rng.normal(0.0, 1.0, 4)
+    beta -= beta.mean()
+    gradient, _ = _score(rows, counts, totals, beta, 0.03, 0.4)
+    for j in range(4):
+        step = np.zeros(4)
+        step[j] = 1e-6
+        numeric = (
+            _penalised(rows, counts, totals, beta + step, 0.03, 0.4)
+            - _penalised(rows, counts, totals, beta - step, 0.03, 0.4)
+        ) / 2e-6
+        assert gradient[j] == pytest.approx(numeric, abs=1e-5)
+
+
+def test_firth_penalty_keeps_a_perfect_record_finite_without_a_prior() -> None:
+    hands = (
+        split_hands(0, 10, 0, 0, "ab")
+        + split_hands(1, 10, 0, 0, "ac")
+        + split_hands(2, 10, 0, 0, "ad")
+    )
+    fit = fit_ratings(hands, prior_precision=0.0, firth=0.5)
+    assert fit.ranking()[0] == "A"
+    lower, upper = fit.interval("A")
+    assert 0.0 < lower < fit.rating("A") < upper < 5000.0
