@@ -147,25 +147,70 @@ class RatingFit:
 
 
 @dataclass(frozen=True)
-class _Profile:
-    """A fit's data, for profile-likelihood intervals (natural units).
+class _Likelihood:
+    """The penalised log-likelihood of a fit's hands (natural units).
 
     The hands are collapsed to their distinct design rows (line-ups and sides): the
-    likelihood depends on a row's hands only through their count and summed outcome.
+    likelihood depends on a row's hands only through their count and summed outcome. The
+    penalty is the prior's ½λ|β|² and, with ``firth`` τ > 0, Firth's τ·½·log det I(β).
     """
 
     rows: FloatArray
     counts: FloatArray
     totals: FloatArray
-    beta: FloatArray
     prior: float
     firth: float
+
+    def objective(self, beta: FloatArray) -> float:
+        """ℓ(β) − ½λ|β|² + τ·½·log det I(β): what the fit maximises."""
+        z = self.rows @ beta
+        value = _grouped_log_likelihood(z, self.counts, self.totals)
+        value -= 0.5 * self.prior * float(beta @ beta)
+        if self.firth > 0.0:
+            p = _logistic(z)
+            _, logdet = np.linalg.slogdet(self._fisher(self.counts * p * (1.0 - p)))
+            value += 0.5 * self.firth * float(logdet)
+        return value
+
+    def score(self, beta: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """The gradient of ``objective`` and the information ``XᵀWX + λI`` (Fisher scoring).
+
+        Firth's part of the gradient is ``τ·Σ_r h_r (½ − p_r) x_r``, with h_r the leverage
+        of design row r (Firth 1993's modified score).
+        """
+        rows = self.rows
+        p = _logistic(rows @ beta)
+        weights = self.counts * p * (1.0 - p)
+        residual = self.totals - self.counts * p
+        information = rows.T @ (weights[:, None] * rows) + self.prior * np.eye(rows.shape[1])
+        if self.firth > 0.0:
+            inverse = np.linalg.inv(self._fisher(weights))
+            leverage = weights * np.einsum("ij,jk,ik->i", rows, inverse, rows)
+            residual = residual + self.firth * leverage * (0.5 - p)
+        gradient: FloatArray = rows.T @ residual - self.prior * beta
+        return gradient, information
+
+    def _fisher(self, weights: FloatArray) -> FloatArray:
+        """``XᵀWX + 11ᵀ/N``: the Fisher information, made invertible along the all-ones
+        direction that no design row has (its determinant is that of the mean-0 subspace)."""
+        size = self.rows.shape[1]
+        result: FloatArray = self.rows.T @ (weights[:, None] * self.rows)
+        result += np.full((size, size), 1.0 / size)
+        return result
+
+
+@dataclass(frozen=True)
+class _Profile:
+    """A fit, for profile-likelihood intervals (natural units)."""
+
+    likelihood: _Likelihood
+    beta: FloatArray
     model: FloatArray
     robust: FloatArray
 
     def objective(self, beta: FloatArray) -> float:
         """The penalised log-likelihood."""
-        return _penalised(self.rows, self.counts, self.totals, beta, self.prior, self.firth)
+        return self.likelihood.objective(beta)
 
     def constrained(
         self, contrast: FloatArray, value: float, start: FloatArray
@@ -183,9 +228,7 @@ class _Profile:
         beta = start  # the constraints are linear: Newton meets them from the first step
         slope = 0.0
         for _ in range(50):
-            gradient, system[:size, :size] = _score(
-                self.rows, self.counts, self.totals, beta, self.prior, self.firth
-            )
+            gradient, system[:size, :size] = self.likelihood.score(beta)
             rhs = np.r_[gradient, value - float(contrast @ beta), -float(beta.sum())]
             solution = np.linalg.solve(system, rhs)
             step, slope = solution[:size], float(solution[size])
@@ -282,14 +325,12 @@ def fit_ratings(
     which = which.reshape(-1)
     counts: FloatArray = np.bincount(which, minlength=len(distinct)).astype(float)
     totals: FloatArray = np.bincount(which, weights=outcomes, minlength=len(distinct)).astype(float)
-    beta, iterations = _newton(distinct, counts, totals, prior_precision, firth, tol, max_iter)
+    likelihood = _Likelihood(distinct, counts, totals, prior_precision, firth)
+    beta, iterations = _newton(likelihood, tol, max_iter)
 
     z = distinct @ beta
-    p_row = _logistic(z)
-    weights = counts * p_row * (1.0 - p_row)
-    information = distinct.T @ (weights[:, None] * distinct)
-    information += prior_precision * np.eye(len(bots))
-    p = p_row[which]
+    _, information = likelihood.score(beta)
+    p = _logistic(z)[which]
     model = pseudo_inverse(information)
     clusters, boards = board_clusters(played)
     sandwich = model @ duplicate_meat(rows, outcomes - p, p * (1.0 - p), clusters, model) @ model
@@ -308,25 +349,17 @@ def fit_ratings(
         log_likelihood=_grouped_log_likelihood(z, counts, totals),
         iterations=iterations,
         anchor=anchor,
-        _profile=_Profile(distinct, counts, totals, beta, prior_precision, firth, model, chosen),
+        _profile=_Profile(likelihood, beta, model, chosen),
     )
 
 
-def _newton(
-    rows: FloatArray,
-    counts: FloatArray,
-    totals: FloatArray,
-    prior: float,
-    firth: float,
-    tol: float,
-    max_iter: int,
-) -> tuple[FloatArray, int]:
-    size = rows.shape[1]
+def _newton(likelihood: _Likelihood, tol: float, max_iter: int) -> tuple[FloatArray, int]:
+    size = likelihood.rows.shape[1]
     ones = np.full((size, size), 1.0 / size)
     beta = np.zeros(size)
-    objective = _penalised(rows, counts, totals, beta, prior, firth)
+    objective = likelihood.objective(beta)
     for iteration in range(1, max_iter + 1):
-        gradient, information = _score(rows, counts, totals, beta, prior, firth)
+        gradient, information = likelihood.score(beta)
         # Adding 11ᵀ/N fixes the unidentified all-ones direction; the gradient has no
         # component along it, so the step keeps the ratings centred.
         step = np.linalg.solve(information + ones, gradient)
@@ -334,7 +367,7 @@ def _newton(
         while True:
             trial = beta + length * step
             trial -= trial.mean()
-            value = _penalised(rows, counts, totals, trial, prior, firth)
+            value = likelihood.objective(trial)
             if value >= objective - 1e-12 * (1.0 + abs(objective)) or length < 1e-6:
                 break
             length /= 2.0
@@ -347,57 +380,6 @@ def _newton(
                 "use prior_precision > 0 or firth > 0"
             )
     raise RatingError(f"rating fit did not converge in {max_iter} Newton iterations")
-
-
-def _information(rows: FloatArray, weights: FloatArray) -> FloatArray:
-    """``XᵀWX + 11ᵀ/N``: the Fisher information, made invertible along the all-ones
-    direction that no design row has (its determinant is that of the mean-0 subspace)."""
-    size = rows.shape[1]
-    result: FloatArray = rows.T @ (weights[:, None] * rows) + np.full((size, size), 1.0 / size)
-    return result
-
-
-def _penalised(
-    rows: FloatArray,
-    counts: FloatArray,
-    totals: FloatArray,
-    beta: FloatArray,
-    prior: float,
-    firth: float,
-) -> float:
-    """ℓ(β) − ½λ|β|² + τ·½·log det I(β): the objective the fit maximises."""
-    z = rows @ beta
-    value = _grouped_log_likelihood(z, counts, totals) - 0.5 * prior * float(beta @ beta)
-    if firth > 0.0:
-        p = _logistic(z)
-        _, logdet = np.linalg.slogdet(_information(rows, counts * p * (1.0 - p)))
-        value += 0.5 * firth * float(logdet)
-    return value
-
-
-def _score(
-    rows: FloatArray,
-    counts: FloatArray,
-    totals: FloatArray,
-    beta: FloatArray,
-    prior: float,
-    firth: float,
-) -> tuple[FloatArray, FloatArray]:
-    """The gradient of ``_penalised`` and the information ``XᵀWX + λI`` (Fisher scoring).
-
-    Firth's part of the gradient is ``τ·Σ_r h_r (½ − p_r) x_r``, with h_r the leverage of
-    design row r (Firth 1993's modified score).
-    """
-    p = _logistic(rows @ beta)
-    weights = counts * p * (1.0 - p)
-    residual = totals - counts * p
-    information = rows.T @ (weights[:, None] * rows) + prior * np.eye(rows.shape[1])
-    if firth > 0.0:
-        inverse = np.linalg.inv(_information(rows, weights))
-        leverage = weights * np.einsum("ij,jk,ik->i", rows, inverse, rows)
-        residual = residual + firth * leverage * (0.5 - p)
-    gradient: FloatArray = rows.T @ residual - prior * beta
-    return gradient, information
 
 
 def _logistic(z: FloatArray) -> FloatArray:

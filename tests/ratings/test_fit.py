@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.ratings import ELO_PER_NAT, HandOutcome, RatingError, fit_ratings
-from arena.ratings.bradley_terry import _penalised, _score
+from arena.ratings.bradley_terry import _Likelihood
 
 # Wh(8) from §1.3: Z7 + ∞ (label 7), base round (∞ 3 2 0) (1 4 6 5), seats N E S W.
 WH8_BASE = ((7, 3, 2, 0), (1, 4, 6, 5))
@@ -283,14 +283,12 @@ def test_firth_score_is_the_gradient_of_the_penalised_likelihood() -> None:
     totals = np.array([12.5, 29.0, 10.0])
     beta = rng.normal(0.0, 1.0, 4)
     beta -= beta.mean()
-    gradient, _ = _score(rows, counts, totals, beta, 0.03, 0.4)
+    likelihood = _Likelihood(rows, counts, totals, prior=0.03, firth=0.4)
+    gradient, _ = likelihood.score(beta)
     for j in range(4):
         step = np.zeros(4)
         step[j] = 1e-6
-        numeric = (
-            _penalised(rows, counts, totals, beta + step, 0.03, 0.4)
-            - _penalised(rows, counts, totals, beta - step, 0.03, 0.4)
-        ) / 2e-6
+        numeric = (likelihood.objective(beta + step) - likelihood.objective(beta - step)) / 2e-6
         assert gradient[j] == pytest.approx(numeric, abs=1e-5)
 
 
