@@ -30,6 +30,9 @@ MAX_BUNDLE_BYTES = 64 * 1024 * 1024
 """The largest bot folder a bundle carries (packed)."""
 
 _SKIPPED = frozenset({"__pycache__", ".git", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
+_MACHINE_MADE = _SKIPPED | {"node_modules", "generated"}
+"""Left out of the built-in bots' hash: what each machine makes itself (``npm ci`` in the
+Node bot's folder installs ``node_modules/`` and writes ``generated/``), at any time."""
 
 
 class BundleError(ArenaError):
@@ -81,8 +84,8 @@ def folder_hash(folder: Path, skipped: frozenset[str] = _SKIPPED) -> str:
 
 @functools.cache
 def _builtin_hash() -> str:
-    """The installed built-in bots' hash (installed Node modules left out: set up per machine)."""
-    return folder_hash(BUILTIN_DIR, _SKIPPED | {"node_modules"})
+    """The installed built-in bots' hash, over their sources alone (see ``_MACHINE_MADE``)."""
+    return folder_hash(BUILTIN_DIR, _MACHINE_MADE)
 
 
 def _is_builtin(manifest: Manifest) -> bool:

@@ -31,6 +31,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("dask-cluster")]
 
 DASK = str(Path(sys.executable).parent / "dask")
 ARENA = str(Path(sys.executable).parent / "arena")
+ROOT = Path(__file__).resolve().parents[2]
 
 EVENT = """
 name = "cluster"
@@ -250,6 +251,26 @@ def test_a_built_in_bot_travels_by_hash_alone() -> None:
     forged = type(bundle)("greedy", "0" * 64, bundle.manifest, None, builtin=True)
     with pytest.raises(BundleError, match="another arena version"):
         unpack(forged, Path("/nonexistent"))
+
+
+def test_the_built_in_bots_hash_is_that_of_their_sources_alone(tmp_path: Path) -> None:
+    """What ``npm ci`` makes in the Node bot's folder (on each machine, at any moment; the
+    Node bot's test runs it mid-suite) does not count: a driver and a worker agree."""
+    if not (ROOT / ".git").exists():
+        pytest.skip("needs the repository's list of tracked files")
+    tracked = (
+        subprocess.run(
+            ["git", "ls-files", "-z", "example_bots"], cwd=ROOT, capture_output=True, check=True
+        )
+        .stdout.decode()
+        .split("\0")
+    )
+    sources = tmp_path / "example_bots"
+    for rel in filter(None, tracked):
+        target = sources / Path(rel).relative_to("example_bots")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes((ROOT / rel).read_bytes())
+    assert bundle_of(resolve_bot("greedy")).hash == folder_hash(sources)
 
 
 def test_a_bot_whose_code_lies_outside_its_folder_cannot_travel(tmp_path: Path) -> None:
