@@ -35,9 +35,13 @@ from arena.ratings.hands import HandOutcome, RatingError
 ELO_PER_NAT = 400.0 / math.log(10.0)
 """Elo points per natural (log-odds) unit: 173.7."""
 
-DEFAULT_PRIOR_PRECISION = 0.03
-"""Ridge λ in natural units: a N(0, 1000 Elo) prior per bot (§3.2); matters only for
-perfect records."""
+PRIOR_SD_ELO = 700.0
+"""Standard deviation of the Gaussian prior on each bot's rating, in Elo: weakly informative
+(wider than the spread of real fields), it keeps perfect records finite and sets how far a
+near-perfect record's rating is believed; docs/ratings.md says how it was chosen."""
+
+DEFAULT_PRIOR_PRECISION = (ELO_PER_NAT / PRIOR_SD_ELO) ** 2
+"""Ridge λ in natural units: the N(0, ``PRIOR_SD_ELO``) prior per bot."""
 
 DEFAULT_FIRTH = 0.0
 """Weight τ of Firth's penalty ``τ·½·log det I(β)``: 0, none (1 is Firth's). docs/ratings.md

@@ -23,6 +23,14 @@ def test_demo_field_intervals_cover_the_truth() -> None:
     assert 0.91 <= c.rate <= 0.995, c.rate
 
 
+def test_near_perfect_records_are_not_over_covered() -> None:
+    """The strong pair loses about one hand in a hundred: the prior's scale sets how far its
+    interval reaches (a N(0, 1000 Elo) prior covered 98.8 % of 8,000 and 99.4 % of these)."""
+    c = measure(Scenario("near-perfect", 3, 24, (500.0, 500.0, -500.0, -500.0)), 200, seed=6)
+    assert c.intervals == 800
+    assert 0.93 <= c.rate <= 0.98, c.rate
+
+
 def test_a_sparse_field_is_covered_too() -> None:
     """8 bots, 28 hands each: the sandwich without the leverage correction fails this band."""
     c = measure(Scenario("8 bots", 7, 2, bots=8, spread=200.0), events=150, seed=2)

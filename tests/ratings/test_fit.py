@@ -79,7 +79,7 @@ def test_prior_shrinks_the_worked_example_towards_zero() -> None:
     shrunk = fit_ratings(worked_example())
     for bot in "ABCD":
         assert abs(shrunk.rating(bot)) < abs(plain.rating(bot))
-        assert shrunk.rating(bot) == pytest.approx(plain.rating(bot), rel=0.03)
+        assert shrunk.rating(bot) == pytest.approx(plain.rating(bot), rel=0.05)
 
 
 def test_anchor_and_offset_shift_ratings_and_errors() -> None:
