@@ -212,10 +212,6 @@ class _Profile:
     model: FloatArray
     robust: FloatArray
 
-    def objective(self, beta: FloatArray) -> float:
-        """The penalised log-likelihood."""
-        return self.likelihood.objective(beta)
-
     def constrained(
         self, contrast: FloatArray, value: float, start: FloatArray
     ) -> tuple[FloatArray, float]:
@@ -248,7 +244,7 @@ class _Profile:
         if model_var < _NEGLIGIBLE or robust_var < _NEGLIGIBLE:
             return 0.0, 0.0
         drop = 0.5 * t * t * robust_var / model_var
-        top = self.objective(self.beta)
+        top = self.likelihood.objective(self.beta)
         centre = float(contrast @ self.beta)
         ends = []
         for sign in (-1.0, 1.0):
@@ -267,7 +263,7 @@ class _Profile:
         offset, start = guess, self.beta
         for _ in range(60):
             start, slope = self.constrained(contrast, centre + sign * offset, start)
-            excess = level - self.objective(start)  # < 0 inside the interval
+            excess = level - self.likelihood.objective(start)  # < 0 inside the interval
             if abs(excess) < 1e-9:
                 return sign * offset
             if excess < 0.0:
