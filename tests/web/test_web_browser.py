@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import signal
 import subprocess
 import sys
@@ -12,7 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import Served, event_toml, serve
+from conftest import BOTS, Served, event_toml, serve
 
 from arena.referee.replay import load
 from arena.rules import Match, card_name, cards_of
@@ -153,7 +154,13 @@ def running_play(db: Path, proc: subprocess.Popen[bytes]) -> int:
 def test_follow_a_live_table_until_its_match_ends(
     tmp_path: Path, page: Any, event_db: Path
 ) -> None:
-    toml = event_toml(tmp_path, "livetest", "slowbot.toml", 2)
+    # A copy of the bots' folder whose hold file keeps the slow bot at a second a decision
+    # until the page has shown a table event after its first: the play cannot end unseen.
+    bots = tmp_path / "bots"
+    shutil.copytree(BOTS, bots)
+    hold = bots / "hold"
+    hold.touch()
+    toml = event_toml(tmp_path, "livetest", str(bots / "slowbot.toml"), 2)
     db = tmp_path / "live.sqlite"
     proc = subprocess.Popen(
         [
@@ -182,9 +189,10 @@ def test_follow_a_live_table_until_its_match_ends(
             page.goto(url + f"/live?event=livetest&play={ordinal}")
             page.wait_for_selector("body[data-seen]", timeout=60_000)
             first = int(page.evaluate("document.body.dataset.seen"))
+            # Events arrive while the page is open.
+            page.wait_for_function(f"Number(document.body.dataset.seen) > {first}", timeout=60_000)
+            hold.unlink()
             page.wait_for_selector("body[data-ended='1']", timeout=120_000)
-            last = int(page.evaluate("document.body.dataset.seen"))
-            assert last > first  # events arrived while the page was open
             assert page.locator(".seat .card:not(.back)").count() == 0
             assert "Match over" in page.locator("#over").inner_text()
             # The event page follows the running event without a reload.

@@ -1,4 +1,9 @@
-"""A random bot that writes one log line per decision (and may think slowly), for the viewer."""
+"""A random bot that writes one log line per decision (and may think slowly), for the viewer.
+
+``LOGBOT_SLEEP_MS`` slows every decision; while the file named by ``LOGBOT_HOLD`` (relative to
+the bot's folder, which the sandbox shows live) exists, each decision takes a second instead, so
+a test can keep a table running until it has watched it.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,8 @@ import sdk
 from sdk.testing import RandomBot
 
 SLEEP_S = int(os.environ.get("LOGBOT_SLEEP_MS", "0")) / 1000
+HOLD = os.environ.get("LOGBOT_HOLD", "")
+HOLD_S = 1.0
 
 
 class LogBot(RandomBot):
@@ -17,7 +24,9 @@ class LogBot(RandomBot):
 
     def act(self, obs):  # type: ignore[no-untyped-def]
         action = super().act(obs)
-        if SLEEP_S:
+        if HOLD and os.path.exists(HOLD):
+            time.sleep(HOLD_S)
+        elif SLEEP_S:
             time.sleep(SLEEP_S)
         print(f"logbot hand {obs.hand_no + 1} {obs.phase.name.lower()}: {action}", file=sys.stderr)
         return action
