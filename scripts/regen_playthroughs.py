@@ -9,6 +9,7 @@ then read the diff (``git diff tests/rules/data/playthroughs``) before committin
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from tests.rules.playthroughs import DATA, PLAYTHROUGHS, render
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
     DATA.mkdir(parents=True, exist_ok=True)
     for playthrough in PLAYTHROUGHS:
         text = render(playthrough)

@@ -22,6 +22,7 @@ Used by ``scripts/calibrate_ratings.py`` and its fast test; the table is in docs
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -79,6 +80,8 @@ class Coverage:
     """How a scenario's intervals did over its simulated events (totals, so parts add up).
 
     ``unrated`` counts events whose random seatings left some value unidentified (no fit).
+    ``covered_sq``, ``cross`` and ``intervals_sq`` sum, over the events, the squares and the
+    product of each event's covered and interval counts, for the Monte Carlo error.
     """
 
     scenario: Scenario
@@ -88,11 +91,27 @@ class Coverage:
     width: float
     hands: float
     unrated: int = 0
+    covered_sq: int = 0
+    cross: int = 0
+    intervals_sq: int = 0
 
     @property
     def rate(self) -> float:
         """Share of intervals that held the true value."""
         return self.covered / self.intervals
+
+    @property
+    def error(self) -> float:
+        """Monte Carlo standard error of ``rate``, with the events as clusters (the intervals
+        of one event share its hands, so they are not independent): the ratio estimator's
+        linearised variance, Σ(cₑ − p·nₑ)² / (E(E − 1)) over the mean count n̄ squared."""
+        rated = self.events - self.unrated
+        if rated < 2:
+            return math.inf
+        p = self.rate
+        spread = self.covered_sq - 2 * p * self.cross + p * p * self.intervals_sq
+        mean = self.intervals / rated
+        return math.sqrt(max(spread, 0.0) / (rated * (rated - 1))) / mean
 
     @property
     def mean_width(self) -> float:
@@ -114,6 +133,9 @@ class Coverage:
             self.width + other.width,
             self.hands + other.hands,
             self.unrated + other.unrated,
+            self.covered_sq + other.covered_sq,
+            self.cross + other.cross,
+            self.intervals_sq + other.intervals_sq,
         )
 
 
@@ -192,7 +214,7 @@ def measure(
     """Simulates events ``first`` .. ``first + events − 1`` of ``scenario`` and counts the
     intervals that cover; event ``k`` draws from its own seed, so any split of the events
     into parts gives the same totals. ``firth`` is the rating fit's Firth weight τ."""
-    intervals = covered = unrated = 0
+    intervals = covered = unrated = covered_sq = cross = intervals_sq = 0
     width = hands = 0.0
     for event in range(first, first + events):
         rng = np.random.default_rng([seed, event])
@@ -209,13 +231,21 @@ def measure(
         except RatingError:
             unrated += 1
             continue
+        held = 0
         for i, bot in enumerate(fit.bots):
             low, high = fit.interval(bot, level)
-            covered += low <= truth[int(bot[1:])] <= high
-            intervals += 1
+            held += low <= truth[int(bot[1:])] <= high
             width += high - low
             hands += fit.hands[i]
-    return Coverage(scenario, events, intervals, covered, width, hands, unrated)
+        n = len(fit.bots)
+        covered += held
+        intervals += n
+        covered_sq += held * held
+        cross += held * n
+        intervals_sq += n * n
+    return Coverage(
+        scenario, events, intervals, covered, width, hands, unrated, covered_sq, cross, intervals_sq
+    )
 
 
 DEMO = (380.0, 360.0, -370.0, -370.0)

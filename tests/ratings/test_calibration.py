@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from arena.ratings import fit_ratings
-from arena.ratings.calibration import DEMO, Scenario, measure, simulate_event
+from arena.ratings.calibration import DEMO, Coverage, Scenario, measure, simulate_event
 
 
 def test_demo_field_intervals_cover_the_truth() -> None:
@@ -66,3 +66,21 @@ def test_a_perfect_record_gives_a_finite_interval_that_says_at_least() -> None:
     assert low > 0 and high - low > 500
     close = fit_ratings(simulate_event((30.0, 10.0, -10.0, -30.0), 3, 24, np.random.default_rng(4)))
     assert high - low > 2 * np.subtract(*reversed(close.interval("b00")))
+
+
+def test_the_monte_carlo_error_counts_events_as_clusters() -> None:
+    """Two events of four intervals, 4 and 3 covered: p = 7/8, residuals ±½ per event, so
+    the error is √(½ / (2·1)) / 4 = 1/8 (the intervals of an event are not independent)."""
+    two = Coverage(Scenario("two", 3, 1), 2, 8, 7, 0.0, 0.0, 0, 4 * 4 + 3 * 3, 4 * 4 + 3 * 4, 32)
+    assert two.rate == 7 / 8
+    assert math.isclose(two.error, 1 / 8)
+    one = Coverage(Scenario("one", 3, 1), 1, 4, 4, 0.0, 0.0, 0, 16, 16, 16)
+    assert one.error == math.inf
+
+
+def test_parts_add_up_to_the_whole_with_their_error() -> None:
+    scenario = Scenario("demo", 3, 24, DEMO)
+    whole = measure(scenario, 30, seed=3)
+    parts = measure(scenario, 12, seed=3) + measure(scenario, 18, seed=3, first=12)
+    assert parts == whole
+    assert 0.0 < whole.error < 0.1

@@ -1,0 +1,25 @@
+"""Every script in ``scripts/`` answers ``--help`` with its usage (argparse), not a traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPTS = sorted((Path(__file__).resolve().parent.parent / "scripts").glob("*.py"))
+
+
+def test_there_are_scripts() -> None:
+    assert len(SCRIPTS) >= 7
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.name)
+def test_a_script_answers_help(script: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(script), "--help"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage:"), done.stdout
+    assert "Traceback" not in done.stderr
