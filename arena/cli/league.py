@@ -16,6 +16,7 @@ from rich.table import Table
 from arena.cli.common import AllowUnsandboxedOpt, ClusterOption, plural
 from arena.rules import ArenaError
 from arena.runtime.aio import tune_gc
+from arena.tournament.leaderboard_render import rating_text
 from arena.tournament.league.render import league_board, write_league
 from arena.tournament.league.season import (
     GateRefused,
@@ -257,7 +258,7 @@ def standings(
     db: DbOption = DEFAULT_DB,
     season: Annotated[int | None, typer.Option(help="Season (default: the open one).")] = None,
 ) -> None:
-    """Print a season's table: rank, bot (version), rating ± 95 %, points per hand, failures."""
+    """Print a season's table: rank, bot (version), rating with interval, pts/hand, failures."""
     with _league(db) as store:
         seasons = {s.number: s for s in store.seasons()}
         number = season if season is not None else store.current_season().number
@@ -281,7 +282,7 @@ def _print_table(data: dict[str, Any]) -> None:
         for column in (
             "#",
             "bot (version)",
-            "rating ± 95 %",
+            "rating [95 %]",
             "pts/hand",
             "hands",
             "failures",
@@ -311,8 +312,7 @@ def _label(row: dict[str, Any]) -> str:
 def _rating_text(row: dict[str, Any]) -> str:
     if row["rating"] is None:
         return "-"
-    half = (row["ci_high"] - row["ci_low"]) / 2
-    return f"{row['rating']:+.0f} ± {half:.0f}"
+    return rating_text(row["rating"], row["ci_low"], row["ci_high"])
 
 
 def _movement(value: int | None) -> str:
@@ -330,7 +330,7 @@ def history_command(
         rows = history(store, bot)
         versions = store.versions(bot)
         table = Table(title=f"{bot}: rating per round")
-        for column in ("season", "round", "version", "rank", "rating ± 95 %", "hands"):
+        for column in ("season", "round", "version", "rank", "rating [95 %]", "hands"):
             table.add_column(column, justify="right")
         for season, number, row in rows:
             data = _rating_fields(row)

@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from arena.tournament.leaderboard import Leaderboard, build_leaderboard
+from arena.tournament.leaderboard_render import rating_text
 from arena.tournament.store import EventStore, StoreError
 
 DatabaseArg = Annotated[
@@ -28,7 +29,7 @@ AnchorOption = Annotated[
 
 
 def ratings(db: DatabaseArg, event: EventOption = None, anchor: AnchorOption = None) -> None:
-    """Print an event's ratings: rank, bot, hand-Elo ± 95% CI, LOS vs next, margin, hands."""
+    """Print an event's ratings: rank, bot, hand-Elo [95% CI], LOS vs next, margin, hands."""
     console = Console()
     try:
         with EventStore(db, create=False) as store:
@@ -67,16 +68,20 @@ def _ratings_table(board: Leaderboard) -> Table:
     )
     table.add_column("#", justify="right")
     table.add_column("bot")
-    table.add_column("hand-Elo ± 95%", justify="right")
+    table.add_column("hand-Elo [95%]", justify="right")
     table.add_column("LOS vs next", justify="right")
     table.add_column("pts/hand", justify="right")
     table.add_column("hands", justify="right")
     for r in board.ratings:
-        half = (r.high - r.low) / 2
         los = "" if r.los_next is None else f"{100 * r.los_next:.1f}%"
         margin = "" if r.margin is None else f"{r.margin:+.1f}"
         table.add_row(
-            str(r.rank), escape(r.bot), f"{r.rating:+.1f} ± {half:.1f}", los, margin, str(r.hands)
+            str(r.rank),
+            escape(r.bot),
+            rating_text(r.rating, r.low, r.high),
+            los,
+            margin,
+            str(r.hands),
         )
     return table
 

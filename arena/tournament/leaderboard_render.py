@@ -179,6 +179,12 @@ def _signed(value: float | None, digits: int = 1) -> str:
     return "–" if value is None else f"{value:+.{digits}f}"
 
 
+def rating_text(rating: float, low: float, high: float) -> str:
+    """A rating with its interval's ends, ``+473.6 [+276, +862]``: profile intervals are not
+    symmetric about the rating, so a ``±`` half-width would misstate one end or the other."""
+    return f"{rating:+.1f} [{low:+.0f}, {high:+.0f}]"
+
+
 def _percent(value: float | None) -> str:
     return "–" if value is None else f"{100.0 * value:.1f}%"
 
@@ -444,7 +450,7 @@ def render_html(board: Leaderboard) -> str:
 
 _CHART_WIDTH = 760
 _LABEL_WIDTH = 170
-_VALUE_WIDTH = 120
+_VALUE_WIDTH = 150
 _ROW_HEIGHT = 26
 _TOP = 10
 _AXIS_HEIGHT = 34
@@ -493,17 +499,15 @@ def _svg_chart(board: Leaderboard) -> str:
     out.append("</g>")
     for i, r in enumerate(rows):
         y = _TOP + _ROW_HEIGHT * i + _ROW_HEIGHT / 2
-        half = (r.high - r.low) / 2
         out += [
             f'<g class="errorbar" data-bot="{_h(r.bot)}">',
-            f"<title>{_h(r.bot)}: {r.rating:+.1f} ± {half:.1f} ({r.low:+.1f} … {r.high:+.1f})"
-            "</title>",
+            f"<title>{_h(r.bot)}: {r.rating:+.1f} ({r.low:+.1f} … {r.high:+.1f})</title>",
             f'<text x="{left - 10}" y="{y + 4:.1f}" text-anchor="end">{_h(r.bot)}</text>',
             f'<line x1="{x(r.low)}" x2="{x(r.high)}" y1="{y:.1f}" y2="{y:.1f}"/>',
             f'<line x1="{x(r.low)}" x2="{x(r.low)}" y1="{y - 6:.1f}" y2="{y + 6:.1f}"/>',
             f'<line x1="{x(r.high)}" x2="{x(r.high)}" y1="{y - 6:.1f}" y2="{y + 6:.1f}"/>',
             f'<circle cx="{x(r.rating)}" cy="{y:.1f}" r="4.5"/>',
-            f'<text x="{right + 12}" y="{y + 4:.1f}">{r.rating:+.1f} ± {half:.1f}</text>',
+            f'<text x="{right + 12}" y="{y + 4:.1f}">{rating_text(r.rating, r.low, r.high)}</text>',
             "</g>",
         ]
     out.append("</svg>")

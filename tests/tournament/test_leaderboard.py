@@ -21,6 +21,7 @@ from arena.tournament.leaderboard import (
     build_leaderboard,
 )
 from arena.tournament.leaderboard_render import (
+    rating_text,
     render_html,
     render_json,
     render_markdown,
@@ -68,12 +69,16 @@ def test_ratings_cli_prints_the_table_in_rating_order(make_event: MakeEvent) -> 
     result = runner.invoke(app, ["ratings", str(event.path)])
     assert result.exit_code == 0, result.output
     assert table_order(result.output, TRUE_ORDER) == TRUE_ORDER
-    for heading in ("hand-Elo ± 95%", "LOS vs next", "pts/hand", "hands"):
+    for heading in ("hand-Elo [95%]", "LOS vs next", "pts/hand", "hands"):
         assert heading in result.output
+    with EventStore(event.path) as store:
+        shown = build_leaderboard(store)
+    for r in shown.ratings:  # the interval's own ends, not a half-width about the rating
+        assert rating_text(r.rating, r.low, r.high) in result.output
     assert "ρ̂ =" in result.output
     anchored = runner.invoke(app, ["ratings", str(event.path), "--anchor", "queen"])
     assert anchored.exit_code == 0
-    assert re.search(r"│\s*queen\s*│\s*\+0\.0 ±", anchored.output), anchored.output
+    assert re.search(r"│\s*queen\s*│\s*\+0\.0 \[\+0, \+0\]", anchored.output), anchored.output
 
 
 def test_ratings_cli_errors(make_event: MakeEvent, tmp_path: Path) -> None:
@@ -123,7 +128,8 @@ def test_html_is_self_contained_with_one_error_bar_per_bot(make_event: MakeEvent
     bars = re.findall(r'<g class="errorbar" data-bot="([^"]+)">', page)
     assert bars == TRUE_ORDER
     for r in board.ratings:
-        assert f"{r.bot}: {r.rating:+.1f} ± {(r.high - r.low) / 2:.1f}" in page
+        assert f"{r.bot}: {r.rating:+.1f} ({r.low:+.1f} … {r.high:+.1f})" in page
+        assert f">{rating_text(r.rating, r.low, r.high)}</text>" in page
     for forbidden in ("<script", "https://", " src=", "href=", "@import", "url("):
         assert forbidden not in page
     assert re.findall(r"https?://[^\"\s]+", page) == ["http://www.w3.org/2000/svg"]

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from arena.tournament.leaderboard_render import write_files
+from arena.tournament.leaderboard_render import rating_text, write_files
 from arena.tournament.league.season import season_table, table_json
 from arena.tournament.league.store import LeagueStore
 
@@ -93,7 +93,7 @@ def render_json(board: dict[str, Any]) -> str:
 def _rating(row: dict[str, Any]) -> str:
     if row["rating"] is None:
         return "–"
-    return f"{row['rating']:+.1f} [{row['ci_low']:+.0f}, {row['ci_high']:+.0f}]"
+    return rating_text(row["rating"], row["ci_low"], row["ci_high"])
 
 
 def _move(value: int | None) -> str:
