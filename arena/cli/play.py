@@ -357,6 +357,6 @@ def _final_table(record: MatchRecord, names: tuple[str, ...], logs: list[str]) -
     print_failures(rows, to=console)
     console.print(
         f"{plural(record.decisions, 'decision')} asked, {record.forced} forced, "
-        f"{plural(record.defaults, 'default')}, {record.seconds:.1f} s",
+        f"{plural(record.defaults, 'default')} applied by the referee, {record.seconds:.1f} s",
         highlight=False,
     )

@@ -289,6 +289,8 @@ def test_play_counts_the_bots_own_failures_and_names_its_log(tmp_path: Path) -> 
     flat = " ".join(result.output.split())
     assert f"faulty: {len(failures)} failures (exception {len(failures)})" in flat
     assert f"log: {log}" in flat
+    # The SDK's own answers are legal, so the referee applied none of its defaults.
+    assert "forced, 0 defaults applied by the referee," in flat
 
 
 def test_play_fails_when_a_bot_never_joins_and_logs_its_import_error(tmp_path: Path) -> None:
