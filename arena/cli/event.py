@@ -145,14 +145,17 @@ def _play(
         last_top = [0.0]
         plain = not quiet and not console.is_terminal  # a CI log: a line every PLAIN_EVERY_S
         last_line = [0.0]  # the first play prints a line at once
+        first: list[tuple[float, int]] = []  # when this run's first play ended, plays done then
 
         def on_play(progress: RunProgress, _play: object) -> None:
             now = time.monotonic()
             rate = f"{progress.hands_per_second:.1f} hands/s"
             if plain:
+                first[:] = first or [(now, progress.plays_done)]
                 if now - last_line[0] >= PLAIN_EVERY_S:
                     last_line[0] = now
-                    console.print(_plain_line(progress, _top(store, event)), highlight=False)
+                    line = _plain_line(progress, first[0], now, _top(store, event))
+                    console.print(line, highlight=False)
                 return
             if now - last_top[0] > 2.0:
                 last_top[0] = now
@@ -201,14 +204,17 @@ PLAIN_EVERY_S = 10.0
 """Seconds between progress lines when the output is not a terminal."""
 
 
-def _plain_line(progress: RunProgress, top: str) -> str:
-    """``plays 40/144, 3.2 hands/s, ETA 0:32, leader: greedy +210``."""
+def _plain_line(progress: RunProgress, first: tuple[float, int], now: float, top: str) -> str:
+    """``plays 40/144, 3.2 hands/s, ETA 0:32, leader: greedy +210``.
+
+    The ETA runs at the pace since ``first`` (the time and count of this run's first finished
+    play), so the bot processes' start-up does not inflate it; "?" until a second play ends.
+    """
     done, total = progress.plays_done, progress.plays_total
-    elapsed = time.monotonic() - progress.started
-    new = done - progress.plays_resumed
+    since, done_then = first
     eta = "?"
-    if new > 0:
-        left = round(elapsed / new * (total - done))
+    if done > done_then:
+        left = round((now - since) / (done - done_then) * (total - done))
         eta = f"{left // 60}:{left % 60:02d}"
     leader = f", leader: {top.split('  ')[0]}" if top else ""
     return f"plays {done}/{total}, {progress.hands_per_second:.1f} hands/s, ETA {eta}{leader}"
