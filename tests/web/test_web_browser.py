@@ -155,7 +155,7 @@ def test_follow_a_live_table_until_its_match_ends(
     tmp_path: Path, page: Any, event_db: Path
 ) -> None:
     # A copy of the bots' folder whose hold file keeps the slow bot at a second a decision
-    # until the page has shown a table event after its first: the play cannot end unseen.
+    # until both pages have seen the running event: no play can end, nor the event, unseen.
     bots = tmp_path / "bots"
     shutil.copytree(BOTS, bots)
     hold = bots / "hold"
@@ -191,20 +191,26 @@ def test_follow_a_live_table_until_its_match_ends(
             first = int(page.evaluate("document.body.dataset.seen"))
             # Events arrive while the page is open.
             page.wait_for_function(f"Number(document.body.dataset.seen) > {first}", timeout=60_000)
-            hold.unlink()
+            # The event page, in a second tab, follows the running event without a reload.
+            event_page = page.context.browser.new_page(viewport={"width": 1280, "height": 900})
+            try:
+                event_page.goto(url + "/event?event=livetest")
+                event_page.wait_for_selector("table.stats")
+                event_page.evaluate("window.notReloaded = true")
+                before = event_page.locator("#progress").inner_text()
+                assert proc.poll() is None, "the event ended before its page could be watched"
+                hold.unlink()
+                event_page.wait_for_function(
+                    f"document.getElementById('progress').innerText !== {before!r}",
+                    timeout=120_000,
+                )
+                assert event_page.evaluate("window.notReloaded === true")
+            finally:
+                event_page.close()
+            # The live table's page saw its match to the end.
             page.wait_for_selector("body[data-ended='1']", timeout=120_000)
             assert page.locator(".seat .card:not(.back)").count() == 0
             assert "Match over" in page.locator("#over").inner_text()
-            # The event page follows the running event without a reload.
-            page.goto(url + "/event?event=livetest")
-            page.wait_for_selector("table.stats")
-            page.evaluate("window.notReloaded = true")
-            before = page.locator("#progress").inner_text()
-            assert proc.poll() is None, "the event ended before its page could be watched"
-            page.wait_for_function(
-                f"document.getElementById('progress').innerText !== {before!r}", timeout=120_000
-            )
-            assert page.evaluate("window.notReloaded === true")
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGINT)  # the runner stops cleanly; the rest stays pending
