@@ -82,7 +82,7 @@ def main() -> int:
     parser.add_argument(
         "--check",
         action="store_true",
-        help="exit 1 if a row is outside 93-97 %% by more than 1.96 Monte Carlo errors",
+        help=f"exit 1 if a row is outside 93-97 %% by more than {Z} Monte Carlo errors",
     )
     args = parser.parse_args()
     if args.events < 1 or args.large_events < 1 or args.jobs < 1:

@@ -151,7 +151,8 @@ def _play(
             now = time.monotonic()
             rate = f"{progress.hands_per_second:.1f} hands/s"
             if plain:
-                first[:] = first or [(now, progress.plays_done)]
+                if not first:
+                    first.append((now, progress.plays_done))
                 if now - last_line[0] >= PLAIN_EVERY_S:
                     last_line[0] = now
                     line = _plain_line(progress, first[0], now, _top(store, event))

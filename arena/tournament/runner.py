@@ -78,7 +78,6 @@ class Progress:
 
     plays_total: int
     plays_done: int
-    plays_resumed: int = 0  # already done when the run started
     hands: int = 0
     failures: int = 0
     started: float = field(default_factory=time.monotonic)
@@ -165,7 +164,7 @@ class EventRunner:
         pending = self.store.pending_plays(self.event)
         total = len(self.store.plays(self.event))
         done = total - len(pending)
-        progress = self._progress = Progress(plays_total=total, plays_done=done, plays_resumed=done)
+        progress = self._progress = Progress(plays_total=total, plays_done=done)
         if not pending:
             self.store.set_status(self.event, EventStatus.FINISHED)
             return progress

@@ -17,7 +17,7 @@ def test_the_eta_runs_at_the_pace_since_the_first_play() -> None:
 
 def test_no_eta_before_a_second_play_and_resumed_plays_do_not_count() -> None:
     """A resumed run: 50 plays were done before it; its first play is the 51st."""
-    progress = Progress(plays_total=100, plays_done=51, plays_resumed=50, hands=51)
+    progress = Progress(plays_total=100, plays_done=51, hands=51)
     assert "ETA ?" in _plain_line(progress, (5.0, 51), 5.0, "")
     progress.plays_done = 61
     assert _plain_line(progress, (5.0, 51), 25.0, "").endswith("ETA 1:18")
