@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import signal
 import time
 from pathlib import Path
@@ -178,10 +179,12 @@ def _play(
         bar.update(task, completed=progress.plays_done, top=_top(store, event))
     summary = store.event_summary(event)
     if runner.stopping:
+        again = resume_command(db, event, store, jobs, cluster, out, allow_unsandboxed)
         console.print(
             f"interrupted: {summary.plays_done}/{summary.plays_total} plays recorded; "
-            f"continue with: arena event resume {db}",
+            f"continue with: {again}",
             highlight=False,
+            soft_wrap=True,
         )
     board = build_leaderboard(store, event)
     if board.ratings:
@@ -199,6 +202,31 @@ def _play(
     if runner.stopping:
         # The shell's convention: 128 + the signal (130 for Ctrl-C, 143 for SIGTERM).
         raise typer.Exit(128 + (runner.stopped_by or signal.SIGINT))
+
+
+def resume_command(
+    db: Path,
+    event: str,
+    store: EventStore,
+    jobs: int | None,
+    cluster: str | None,
+    out: Path,
+    allow_unsandboxed: bool = False,
+) -> str:
+    """The command that continues the event as this run played it: the event file's settings
+    are kept by the database; what this command line changed is repeated."""
+    words = ["arena", "event", "resume", str(db)]
+    if len(store.events()) > 1:
+        words += ["--event", event]
+    if jobs is not None:
+        words += ["--jobs", str(jobs)]
+    if cluster is not None:
+        words += ["--cluster", cluster]
+    if out != Path("leaderboards"):
+        words += ["--out", str(out)]
+    if allow_unsandboxed:
+        words.append("--allow-unsandboxed")
+    return shlex.join(words)
 
 
 PLAIN_EVERY_S = 10.0

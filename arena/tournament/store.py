@@ -19,6 +19,8 @@ when opened, any other is refused):
 * ``segments`` (created by the first extension): one row per extension of an event (raised
   ``cycles`` or added bots): the first ordinal it planned, the spec and schedule it planned
   them from, and when. ``events.spec`` is then the latest file's; every play stays stored.
+* ``event_settings`` (created by the first event stored): per event, the event file's
+  settings that do not change results (``jobs``, as JSON), so a resume runs as the file asked.
 * ``play_sandbox``: the sandbox each recorded play's bots ran in: its ``level`` (``full``,
   ``partial``, ``none``) and the details as JSON (tool, uid, each seat's limits). Added after
   version 1 without changing it: opening an older file creates the table (its plays then
@@ -520,7 +522,8 @@ class EventStore:
         """Stores an event and its planned plays; returns its id. Idempotent.
 
         If the event exists with the same spec (``jobs`` aside) and the same plan, nothing is
-        written and its id is returned, so re-running a finished event changes nothing.
+        written but the settings that do not change results (``event_settings``: ``jobs``),
+        and its id is returned, so re-running a finished event changes nothing.
 
         Raises:
             StoreError: An event of that name exists with a different spec or plan.
@@ -540,6 +543,7 @@ class EventStore:
                 )
                 if changed and set(changed) <= _EXTENSIBLE:
                     self._extend(conn, int(event_id), stored, spec, plan)
+                    _save_settings(conn, int(event_id), spec)
                     return int(event_id)
                 if changed:
                     raise StoreError(
@@ -552,6 +556,7 @@ class EventStore:
                         f"{self.path}: event {spec.name!r} exists with a different plan "
                         "(same file, other schedule or deal book contents)"
                     )
+                _save_settings(conn, int(event_id), spec)
                 return int(event_id)
             cursor = conn.execute(
                 "INSERT INTO events (name, spec, schedule, plan_digest, created, status, secret)"
@@ -581,6 +586,7 @@ class EventStore:
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [_play_params(event_id, play) for play in plan.plays],
             )
+            _save_settings(conn, event_id, spec)
             return event_id
 
     def _extend(
@@ -674,15 +680,23 @@ class EventStore:
         )
 
     def event_spec(self, ref: EventRef | None = None) -> EventSpec:
-        """Returns the stored spec of an event (for ``arena event resume``).
+        """Returns the stored spec of an event with its last run's settings (``jobs``), so
+        ``arena event resume`` runs the event as its file asked.
 
         Raises:
             StoreError: The stored spec no longer validates (a manifest was moved, say).
         """
         info = self.event(ref)
         (text,) = self._conn.execute("SELECT spec FROM events WHERE id = ?", (info.id,)).fetchone()
+        data = json.loads(text)
+        with contextlib.suppress(sqlite3.OperationalError):  # a file from before the table
+            row = self._conn.execute(
+                "SELECT settings FROM event_settings WHERE event_id = ?", (info.id,)
+            ).fetchone()
+            if row is not None:
+                data.update(json.loads(row[0]))
         try:
-            return parse_event(json.loads(text), source=f"{self.path}: event {info.name!r}")
+            return parse_event(data, source=f"{self.path}: event {info.name!r}")
         except EventFileError as e:
             raise StoreError(f"stored spec no longer valid: {e}") from None
 
@@ -962,6 +976,18 @@ def _stored_play(row: tuple[Any, ...]) -> StoredPlay:
         book_deals=tuple(deal_from_json(d) for d in json.loads(deals)) if deals else (),
     )
     return StoredPlay(id=play_id, play=play, done=status == "done", replay_path=replay_path)
+
+
+def _save_settings(conn: sqlite3.Connection, event_id: int, spec: EventSpec) -> None:
+    """Keeps the event file's settings that do not change results (``jobs``), for resume."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS event_settings"
+        " (event_id INTEGER PRIMARY KEY REFERENCES events (id), settings TEXT NOT NULL)"
+    )
+    conn.execute(
+        "INSERT OR REPLACE INTO event_settings (event_id, settings) VALUES (?, ?)",
+        (event_id, _canonical({"jobs": spec.jobs})),
+    )
 
 
 def _hand_params(

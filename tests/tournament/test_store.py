@@ -507,3 +507,16 @@ def test_adding_bots_continues_the_event_with_the_new_field(tmp_path: Path) -> N
         dropped = make_spec(["north", "east", "south", "fifth"], cycles=3)
         with pytest.raises(StoreError, match="may only be added"):
             store.create_event(dropped, plan_event(dropped))
+
+
+def test_the_stored_spec_keeps_the_event_files_jobs_for_resume(tmp_path: Path) -> None:
+    """Issue 23, finding 3: ``arena event resume`` ran a ``jobs = 4`` event one table at a
+    time, because ``jobs`` (left out of the event's identity) was not stored at all."""
+    spec = make_spec(BOTS[:4], boards_per_round=2, jobs=4)
+    with EventStore(tmp_path / "e.db") as store:
+        store.create_event(spec, plan_event(spec))
+        assert store.event_spec("synthetic").jobs == 4
+        faster = spec.model_copy(update={"jobs": 6})  # the same event run with another file
+        store.create_event(faster, plan_event(faster))
+        assert store.event_spec("synthetic").jobs == 6
+        assert store.event_spec("synthetic").identity() == spec.identity()
