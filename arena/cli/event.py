@@ -25,6 +25,7 @@ from arena.ratings import RatingError, fit_ratings
 from arena.runtime.aio import tune_gc
 from arena.server.bundle import BundleError
 from arena.server.manifest import ManifestError
+from arena.server.runs import RUNS, runs_folder
 from arena.server.sandbox import SandboxError, require_sandbox
 from arena.tournament.cluster import ClusterError, executor_for
 from arena.tournament.leaderboard import (
@@ -34,7 +35,7 @@ from arena.tournament.leaderboard_render import (
     write_leaderboard,
 )
 from arena.tournament.model import EventFileError, EventSpec, load_event
-from arena.tournament.runner import EventRunner
+from arena.tournament.runner import EventRunner, manifests_for
 from arena.tournament.runner import Progress as RunProgress
 from arena.tournament.store import EventStore, StoreError
 
@@ -55,7 +56,9 @@ def run(
     ],
     db: Annotated[
         Path | None,
-        typer.Option(help="SQLite results file (default: runs/<event>.sqlite)."),
+        typer.Option(
+            help="SQLite results file (default: runs/<event>.sqlite, outside the bots' folders)."
+        ),
     ] = None,
     jobs: JobsOption = None,
     out: OutOption = Path("leaderboards"),
@@ -72,7 +75,7 @@ def run(
     except (EventFileError, ManifestError) as e:
         console.print(f"[red]invalid event[/red]: {escape(str(e))}", soft_wrap=True)
         raise typer.Exit(2) from None
-    path = db or Path("runs") / f"{spec.name}.sqlite"
+    path = db or _runs(spec) / f"{spec.name}.sqlite"
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         with EventStore(path) as store:
@@ -202,6 +205,15 @@ def _play(
     if runner.stopping:
         # The shell's convention: 128 + the signal (130 for Ctrl-C, 143 for SIGTERM).
         raise typer.Exit(128 + (runner.stopped_by or signal.SIGINT))
+
+
+def _runs(spec: EventSpec) -> Path:
+    """``runs`` here, unless that lies inside a bot's folder (then the user's state folder)."""
+    try:
+        manifests = manifests_for(spec)
+    except ManifestError:
+        return RUNS  # the run reports the bad manifest
+    return runs_folder(f for m in manifests.values() for f in (m.folder, m.cwd))
 
 
 def resume_command(

@@ -37,6 +37,7 @@ from arena.rules import Options
 from arena.runtime.aio import run as run_loop
 from arena.runtime.aio import tune_gc
 from arena.server.manifest import Manifest, ManifestError, resolve_bot
+from arena.server.runs import runs_folder
 from arena.server.sandbox import Sandbox
 from arena.tournament.leaderboard import tally_failures
 from sdk.bot import Bot
@@ -134,7 +135,11 @@ def play(
     ] = False,
     allow_unsandboxed: AllowUnsandboxedOpt = False,
     out: Annotated[
-        Path | None, typer.Option(help="Replay file (default: runs/play/<time>-<random>.json).")
+        Path | None,
+        typer.Option(
+            help="Replay file (default: runs/play/<time>-<random>.json; outside the bots'"
+            " folders, else in ~/.local/state/tichu-arena/runs)."
+        ),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No per-hand progress.")] = False,
 ) -> None:
@@ -160,7 +165,8 @@ def play(
         seed = secrets.randbits(128)
     names = _seat_names(manifests)
     if out is None:  # no seed in the name: a bot may see its log folder's path
-        out = Path("runs/play") / f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(4)}.json"
+        runs = runs_folder(f for m in manifests for f in (m.folder, m.cwd))
+        out = runs / "play" / f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(4)}.json"
     options = make_options(target, hands, grand)
     clock = TimeControl(decision_ms, bank_ms)
     policy = make_policy(max_strikes, max_rejections, grace_ms, give_up)
