@@ -35,7 +35,7 @@ from arena.tournament.leaderboard_render import (
     write_leaderboard,
 )
 from arena.tournament.model import EventFileError, EventSpec, load_event
-from arena.tournament.runner import EventRunner, manifests_for
+from arena.tournament.runner import BotCannotStart, EventRunner, manifests_for
 from arena.tournament.runner import Progress as RunProgress
 from arena.tournament.store import EventStore, StoreError
 
@@ -47,6 +47,13 @@ JobsOption = Annotated[
 ]
 OutOption = Annotated[Path, typer.Option(help="Folder for the leaderboard files.")]
 QuietOption = Annotated[bool, typer.Option(help="No progress bar.")]
+KeepGoingOption = Annotated[
+    bool,
+    typer.Option(
+        "--keep-going",
+        help="Play on when a bot cannot start (the referee answers for it) instead of stopping.",
+    ),
+]
 
 
 @app.command()
@@ -65,6 +72,7 @@ def run(
     quiet: QuietOption = False,
     cluster: ClusterOption = None,
     allow_unsandboxed: AllowUnsandboxedOpt = False,
+    keep_going: KeepGoingOption = False,
 ) -> None:
     """Run EVENT_FILE: plan it, play every pending board, print and write the leaderboard.
 
@@ -85,7 +93,18 @@ def run(
                 console.print(f"[red]invalid event[/red]: {escape(str(e))}", soft_wrap=True)
                 raise typer.Exit(2) from None
             store.create_event(spec, plan)
-            _play(store, spec.name, spec, jobs, out, quiet, path, allow_unsandboxed, cluster)
+            _play(
+                store,
+                spec.name,
+                spec,
+                jobs,
+                out,
+                quiet,
+                path,
+                allow_unsandboxed,
+                cluster,
+                keep_going,
+            )
     except (StoreError, SandboxError, ClusterError, BundleError) as e:
         console.print(f"[red]error[/red]: {escape(str(e))}", soft_wrap=True)
         raise typer.Exit(2) from None
@@ -100,13 +119,16 @@ def resume(
     quiet: QuietOption = False,
     cluster: ClusterOption = None,
     allow_unsandboxed: AllowUnsandboxedOpt = False,
+    keep_going: KeepGoingOption = False,
 ) -> None:
     """Continue an interrupted event from its database: no hand lost, none played twice."""
     try:
         with EventStore(db, create=False) as store:
             info = store.event(event)
             spec = store.event_spec(info.id)
-            _play(store, info.name, spec, jobs, out, quiet, db, allow_unsandboxed, cluster)
+            _play(
+                store, info.name, spec, jobs, out, quiet, db, allow_unsandboxed, cluster, keep_going
+            )
     except (StoreError, ManifestError, SandboxError, ClusterError, BundleError) as e:
         console.print(f"[red]error[/red]: {escape(str(e))}", soft_wrap=True)
         raise typer.Exit(2) from None
@@ -122,6 +144,7 @@ def _play(
     db: Path,
     allow_unsandboxed: bool,
     cluster: str | None = None,
+    keep_going: bool = False,
 ) -> None:
     sandbox = require_sandbox(allow_unsandboxed)
     console.print(f"bot processes sandboxed: {sandbox.summary()}", highlight=False)
@@ -177,8 +200,22 @@ def _play(
             on_play=on_play,
             executor=executor_for(cluster, allow_unsandboxed),
             sandbox=sandbox,
+            keep_going=keep_going,
         )
-        progress = runner.run()
+        try:
+            progress = runner.run()
+        except BotCannotStart as e:
+            bar.stop()
+            done = store.event_summary(event)
+            again = resume_command(db, event, store, jobs, cluster, out, allow_unsandboxed)
+            console.print(
+                f"[red]error[/red]: {escape(str(e))}\nthe event stopped: {done.plays_done}/"
+                f"{done.plays_total} plays recorded; fix the bot, then continue with: "
+                f"{escape(again)} (or add --keep-going to play on without it)",
+                soft_wrap=True,
+                highlight=False,
+            )
+            raise typer.Exit(1) from None
         bar.update(task, completed=progress.plays_done, top=_top(store, event))
     summary = store.event_summary(event)
     if runner.stopping:
