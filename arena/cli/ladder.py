@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from arena.cli.common import make_console
 from arena.tournament.ladder import Rung, read_ladder, write_ladder
 
 RungArgs = Annotated[
@@ -32,7 +32,7 @@ def ladder(
     name: NameOption = "reference",
 ) -> None:
     """Write the ladder (Markdown, JSON) from rung leaderboards; print the table and the paths."""
-    console = Console()
+    console = make_console()
     try:
         read = read_ladder(rung_json)
         paths = write_ladder(read, out, name)

@@ -6,9 +6,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
+from arena.cli.common import make_console
 from arena.cli.ratings import AnchorOption, DatabaseArg, EventOption
 from arena.tournament.leaderboard import (
     build_leaderboard,
@@ -30,7 +30,7 @@ def leaderboard(
     anchor: AnchorOption = None,
 ) -> None:
     """Write an event's leaderboard (Markdown, JSON, HTML) from its database; print the paths."""
-    console = Console()
+    console = make_console()
     try:
         with EventStore(db, create=False) as store:
             board = build_leaderboard(store, event, anchor=anchor)

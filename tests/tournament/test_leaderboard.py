@@ -250,10 +250,13 @@ def test_team_margin_interval_is_clustered_by_board() -> None:
     assert _clustered_ci({"1": [5.0, 7.0]}) == 0.0
 
 
-def test_every_format_shows_failures_per_bot_by_kind_with_the_log(tmp_path: Path) -> None:
+def test_every_format_shows_failures_per_bot_by_kind_with_the_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     spec = make_spec(["ace", "king", "queen", "jack"], boards_per_round=2)
     plan = plan_event(spec)
-    path = tmp_path / "failures.db"
+    monkeypatch.chdir(tmp_path)  # log paths as the run saw them, beside its database
+    path = Path("failures.db")
     with EventStore(path) as store:
         event_id = store.create_event(spec, plan, created=CREATED)
         for k, stored in enumerate(store.pending_plays(event_id)):
