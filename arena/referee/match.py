@@ -67,8 +67,12 @@ from arena.rules import (
 )
 from arena.rules.observe import default_action
 
-PACE_SAMPLES = 32
+PACE_SAMPLES = 64
 """Recent asked passes per seat whose answer times a forced action's delay is drawn from."""
+PACE_NEIGHBOURS = 8
+"""A forced pass imitates one of the seat's asked passes made holding about as many cards:
+one of the nearest this many by card count (a bot thinks longer with a fuller hand, and the
+card count is public, so imitating the seat's passes regardless of it would show)."""
 
 _PASS_KIND = PASS.kind
 _PACE_SPIN = 0.002
@@ -115,7 +119,8 @@ class Referee:
         self._read = 0  # rules events of that hand already sent
         self._decision_ms = cfg.time.decision_ms
         self._grace: dict[int, asyncio.TimerHandle] = {}
-        self._paces = [deque[float](maxlen=PACE_SAMPLES) for _ in range(4)]  # seconds
+        # per seat: (cards held, seconds) of its recent asked passes
+        self._paces = [deque[tuple[int, float]](maxlen=PACE_SAMPLES) for _ in range(4)]
         self._pace_rng = random.Random()  # from the OS: not the match's seed, not guessable
         # seat -> (hand, failure) of a bomb window that reached the seat's strike limit
         self._deferred: dict[int, tuple[int, FailureKind]] = {}
@@ -287,14 +292,16 @@ class Referee:
             a = answer.action
             window = ph is Phase.BOMB_WINDOW
             if pace and not window and type(a) is Play and a.kind == _PASS_KIND:
-                self._paces[s].append(clock() - t0)  # a public pass: what forced ones mimic
+                # a public pass: what forced ones mimic
+                self._paces[s].append((m.hands[s].bit_count(), clock() - t0))
             self._settle(s, obs, answer, window)
             self._time(at, s, answer.elapsed_ms, before)
 
     async def _pace(self, s: int, t0: float) -> None:
         """Waits until one of seat ``s``'s recent asked passes, drawn at random, would be in.
 
-        A seat that has not passed yet borrows another seat's passes.
+        The pass is drawn from those made holding about as many cards as the seat holds now
+        (``PACE_NEIGHBOURS``). A seat that has not passed yet borrows another seat's passes.
 
         An asked pass is timed from the previous event to its answer, all the referee's
         work included, so a paced pass costs the other seats the same time, whatever the
@@ -304,8 +311,12 @@ class Referee:
         paces = self._paces[s] or max(self._paces, key=len)
         if not paces:
             return  # nobody has passed yet: nothing to imitate
+        cards = self.match.hands[s].bit_count()
+        near = sorted(abs(held - cards) for held, _ in paces)
+        reach = near[min(PACE_NEIGHBOURS, len(near)) - 1]
+        pool = [took for held, took in paces if abs(held - cards) <= reach]
         clock = time.perf_counter
-        until = t0 + self._pace_rng.choice(paces)
+        until = t0 + self._pace_rng.choice(pool)
         coarse = until - _PACE_SPIN - clock()
         if coarse > 0:
             await asyncio.sleep(coarse)

@@ -136,6 +136,9 @@ class GateConfig:
         decision_ms: The time allowed per decision (``TimeControl.decision_ms``).
         seed: Event seed (deals and bot seeds); the same seed replays the same boards, whose
             deals anyone knowing the seed can compute. None: a secret (docs/security.md).
+        secret: The secret a new gate event's deals derive from (a league's gate passes one
+            derived from its own); None draws a fresh one. A kept database's stored secret
+            wins, so a continued gate plays on with its boards.
         db: SQLite results file (kept, resumable); None uses a temporary folder.
         cluster: Play on Dask (``tcp://HOST:8786`` or ``local:N``); None plays here.
         allow_unsandboxed: Run the bots in a sandbox below ``full`` when the host can make
@@ -156,6 +159,7 @@ class GateConfig:
     jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
     decision_ms: int = 1000
     seed: int | None = None
+    secret: bytes | None = field(default=None, repr=False)
     db: Path | None = None
     cluster: str | None = None
     allow_unsandboxed: bool = False
@@ -178,6 +182,8 @@ class GateConfig:
             )
         if self.jobs < 1:
             problems.append(f"jobs must be at least 1, got {self.jobs}")
+        if self.seed is not None and self.secret is not None:
+            problems.append("a gate's deals come from a seed or from a secret, not both")
         if not 1 <= self.decision_ms <= 3_600_000:
             problems.append(f"decision_ms must be in 1..3600000, got {self.decision_ms}")
         if problems:
@@ -389,7 +395,7 @@ def run_gate(config: GateConfig, on_look: Callable[[GateLook], None] | None = No
     with _database(config.db) as path, EventStore(path) as store:
         _keep_settings(path, _settings(config, spec))
         try:
-            plan = store.plan(spec)
+            plan = store.plan(spec, secret=config.secret)
         except EventFileError as e:
             raise GateError(_bot_problems(e, config.mixed)) from None
         try:

@@ -165,13 +165,13 @@ class EventRunner:
         total = len(self.store.plays(self.event))
         done = total - len(pending)
         progress = self._progress = Progress(plays_total=total, plays_done=done)
-        if not pending:
-            self.store.set_status(self.event, EventStatus.FINISHED)
-            return progress
-        self.store.set_status(self.event, EventStatus.RUNNING)
-        self.executor.play(self, pending, progress)
+        if pending:
+            self.store.set_status(self.event, EventStatus.RUNNING)
+            self.executor.play(self, pending, progress)
         if self.store.pending_plays(self.event):
             self.store.set_status(self.event, EventStatus.INTERRUPTED)
+        else:
+            self.store.set_status(self.event, EventStatus.FINISHED)
         return progress
 
     def on_signal(self, signum: int) -> None:

@@ -98,7 +98,9 @@ class LeagueSpec(BaseModel):
     Attributes:
         name: The league's name; it prefixes every round's event name and the output files.
         season_rounds: Rounds in a season (the season's length).
-        seed: Seeds every round's boards (each round's event seed derives from it).
+        seed: A public seed for every round's and gate's boards (tests, reproductions):
+            anyone who knows it can compute every deal. None (the default): the deals
+            derive from the league's secret, drawn by ``arena league init``.
         filler: The bot that pads a field needing fillers (built-in name or manifest path).
         carry_sd: Elo s.d. added to a rating carried into the next season (docs/league.md).
         round: The event-file fields of one round, as given (validated with the event model).
@@ -110,7 +112,7 @@ class LeagueSpec(BaseModel):
 
     name: StrictStr
     season_rounds: StrictInt = Field(default=10, ge=1, le=1000)
-    seed: StrictInt = Field(default=0, ge=0, lt=2**63)
+    seed: StrictInt | None = Field(default=None, ge=0, lt=2**63)
     filler: StrictStr = "random"
     carry_sd: StrictFloat | StrictInt = Field(default=50.0, ge=0.0, le=1000.0)
     round: dict[str, Any] = Field(default_factory=dict)
@@ -140,7 +142,11 @@ class LeagueSpec(BaseModel):
         return str(path.resolve())
 
     def round_event(
-        self, name: str, bots: list[dict[str, str]], seed: int, fillers: list[dict[str, str]]
+        self,
+        name: str,
+        bots: list[dict[str, str]],
+        seed: int | None,
+        fillers: list[dict[str, str]],
     ) -> EventSpec:
         """Returns the event of one round: this league's round format with the given field.
 
