@@ -29,6 +29,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc  # type: ignore[import-untyped]
 
 from tests.helpers import ROOT
+from tests.journeys.journey import doc_commands
 
 README = ROOT / "README.md"
 DEMO_DB = "runs/demo.sqlite"
@@ -138,19 +139,8 @@ COMMANDS: dict[str, Run | Skip] = {
 }
 
 
-def readme_commands(text: str) -> list[str]:
-    """Every command of the ``sh`` blocks, continuations joined and comments dropped."""
-    commands = []
-    for block in re.findall(r"^```sh\n(.*?)^```", text, re.M | re.S):
-        for line in block.replace("\\\n", " ").splitlines():
-            words = shlex.split(line, comments=True)
-            if words:
-                commands.append(" ".join(words))
-    return commands
-
-
 def test_every_readme_command_is_classified() -> None:
-    commands = readme_commands(README.read_text())
+    commands = doc_commands(README)
     assert len(commands) == len(set(commands)), "a README command is listed twice"
     assert [c for c in commands if c not in COMMANDS] == [], "classify these in COMMANDS"
     assert [c for c in COMMANDS if c not in commands] == [], "the README no longer has these"
@@ -291,7 +281,7 @@ def run(command: str, folder: Path, env: dict[str, str]) -> str:
 def test_the_readme_commands_work_as_written(tmp_path: Path) -> None:
     env = environment(tmp_path)
     checkout(tmp_path, env)
-    commands = [c for c in readme_commands(README.read_text()) if isinstance(COMMANDS[c], Run)]
+    commands = [c for c in doc_commands(README) if isinstance(COMMANDS[c], Run)]
     # make demo and the commands that read its results; all the others beside them.
     demo = [c for c in commands if c == "make demo" or DEMO_DB in c]
     others = [c for c in commands if c not in demo]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import signal
 import time
 from pathlib import Path
@@ -24,6 +25,7 @@ from arena.ratings import RatingError, fit_ratings
 from arena.runtime.aio import tune_gc
 from arena.server.bundle import BundleError
 from arena.server.manifest import ManifestError
+from arena.server.runs import RUNS, runs_folder
 from arena.server.sandbox import SandboxError, require_sandbox
 from arena.tournament.cluster import ClusterError, executor_for
 from arena.tournament.leaderboard import (
@@ -33,7 +35,7 @@ from arena.tournament.leaderboard_render import (
     write_leaderboard,
 )
 from arena.tournament.model import EventFileError, EventSpec, load_event
-from arena.tournament.runner import EventRunner
+from arena.tournament.runner import BotCannotStart, EventRunner, manifests_for
 from arena.tournament.runner import Progress as RunProgress
 from arena.tournament.store import EventStore, StoreError
 
@@ -45,6 +47,13 @@ JobsOption = Annotated[
 ]
 OutOption = Annotated[Path, typer.Option(help="Folder for the leaderboard files.")]
 QuietOption = Annotated[bool, typer.Option(help="No progress bar.")]
+KeepGoingOption = Annotated[
+    bool,
+    typer.Option(
+        "--keep-going",
+        help="Play on when a bot cannot start (the referee answers for it) instead of stopping.",
+    ),
+]
 
 
 @app.command()
@@ -54,13 +63,16 @@ def run(
     ],
     db: Annotated[
         Path | None,
-        typer.Option(help="SQLite results file (default: runs/<event>.sqlite)."),
+        typer.Option(
+            help="SQLite results file (default: runs/<event>.sqlite, outside the bots' folders)."
+        ),
     ] = None,
     jobs: JobsOption = None,
     out: OutOption = Path("leaderboards"),
     quiet: QuietOption = False,
     cluster: ClusterOption = None,
     allow_unsandboxed: AllowUnsandboxedOpt = False,
+    keep_going: KeepGoingOption = False,
 ) -> None:
     """Run EVENT_FILE: plan it, play every pending board, print and write the leaderboard.
 
@@ -71,7 +83,7 @@ def run(
     except (EventFileError, ManifestError) as e:
         console.print(f"[red]invalid event[/red]: {escape(str(e))}", soft_wrap=True)
         raise typer.Exit(2) from None
-    path = db or Path("runs") / f"{spec.name}.sqlite"
+    path = db or _runs(spec) / f"{spec.name}.sqlite"
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         with EventStore(path) as store:
@@ -81,7 +93,18 @@ def run(
                 console.print(f"[red]invalid event[/red]: {escape(str(e))}", soft_wrap=True)
                 raise typer.Exit(2) from None
             store.create_event(spec, plan)
-            _play(store, spec.name, spec, jobs, out, quiet, path, allow_unsandboxed, cluster)
+            _play(
+                store,
+                spec.name,
+                spec,
+                jobs,
+                out,
+                quiet,
+                path,
+                allow_unsandboxed,
+                cluster,
+                keep_going,
+            )
     except (StoreError, SandboxError, ClusterError, BundleError) as e:
         console.print(f"[red]error[/red]: {escape(str(e))}", soft_wrap=True)
         raise typer.Exit(2) from None
@@ -96,13 +119,16 @@ def resume(
     quiet: QuietOption = False,
     cluster: ClusterOption = None,
     allow_unsandboxed: AllowUnsandboxedOpt = False,
+    keep_going: KeepGoingOption = False,
 ) -> None:
     """Continue an interrupted event from its database: no hand lost, none played twice."""
     try:
         with EventStore(db, create=False) as store:
             info = store.event(event)
             spec = store.event_spec(info.id)
-            _play(store, info.name, spec, jobs, out, quiet, db, allow_unsandboxed, cluster)
+            _play(
+                store, info.name, spec, jobs, out, quiet, db, allow_unsandboxed, cluster, keep_going
+            )
     except (StoreError, ManifestError, SandboxError, ClusterError, BundleError) as e:
         console.print(f"[red]error[/red]: {escape(str(e))}", soft_wrap=True)
         raise typer.Exit(2) from None
@@ -118,6 +144,7 @@ def _play(
     db: Path,
     allow_unsandboxed: bool,
     cluster: str | None = None,
+    keep_going: bool = False,
 ) -> None:
     sandbox = require_sandbox(allow_unsandboxed)
     console.print(f"bot processes sandboxed: {sandbox.summary()}", highlight=False)
@@ -173,15 +200,31 @@ def _play(
             on_play=on_play,
             executor=executor_for(cluster, allow_unsandboxed),
             sandbox=sandbox,
+            keep_going=keep_going,
         )
-        progress = runner.run()
+        try:
+            progress = runner.run()
+        except BotCannotStart as e:
+            bar.stop()
+            done = store.event_summary(event)
+            again = resume_command(db, event, store, jobs, cluster, out, allow_unsandboxed)
+            console.print(
+                f"[red]error[/red]: {escape(str(e))}\nthe event stopped: {done.plays_done}/"
+                f"{done.plays_total} plays recorded; fix the bot, then continue with: "
+                f"{escape(again)} (or add --keep-going to play on without it)",
+                soft_wrap=True,
+                highlight=False,
+            )
+            raise typer.Exit(1) from None
         bar.update(task, completed=progress.plays_done, top=_top(store, event))
     summary = store.event_summary(event)
     if runner.stopping:
+        again = resume_command(db, event, store, jobs, cluster, out, allow_unsandboxed)
         console.print(
             f"interrupted: {summary.plays_done}/{summary.plays_total} plays recorded; "
-            f"continue with: arena event resume {db}",
+            f"continue with: {again}",
             highlight=False,
+            soft_wrap=True,
         )
     board = build_leaderboard(store, event)
     if board.ratings:
@@ -199,6 +242,40 @@ def _play(
     if runner.stopping:
         # The shell's convention: 128 + the signal (130 for Ctrl-C, 143 for SIGTERM).
         raise typer.Exit(128 + (runner.stopped_by or signal.SIGINT))
+
+
+def _runs(spec: EventSpec) -> Path:
+    """``runs`` here, unless that lies inside a bot's folder (then the user's state folder)."""
+    try:
+        manifests = manifests_for(spec)
+    except ManifestError:
+        return RUNS  # the run reports the bad manifest
+    return runs_folder(f for m in manifests.values() for f in (m.folder, m.cwd))
+
+
+def resume_command(
+    db: Path,
+    event: str,
+    store: EventStore,
+    jobs: int | None,
+    cluster: str | None,
+    out: Path,
+    allow_unsandboxed: bool = False,
+) -> str:
+    """The command that continues the event as this run played it: the event file's settings
+    are kept by the database; what this command line changed is repeated."""
+    words = ["arena", "event", "resume", str(db)]
+    if len(store.events()) > 1:
+        words += ["--event", event]
+    if jobs is not None:
+        words += ["--jobs", str(jobs)]
+    if cluster is not None:
+        words += ["--cluster", cluster]
+    if out != Path("leaderboards"):
+        words += ["--out", str(out)]
+    if allow_unsandboxed:
+        words.append("--allow-unsandboxed")
+    return shlex.join(words)
 
 
 PLAIN_EVERY_S = 10.0

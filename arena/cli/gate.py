@@ -24,6 +24,8 @@ from typer.core import TyperCommand
 from arena.cli.common import AllowUnsandboxedOpt, plural, print_failures
 from arena.ratings.sprt import DEFAULT_MIN_PAIRS
 from arena.runtime.aio import tune_gc
+from arena.server.manifest import ManifestError, resolve_bot
+from arena.server.runs import runs_folder
 from arena.server.sandbox import require_sandbox
 from arena.tournament.gate import (
     DEFAULT_MAX_BOARDS,
@@ -168,7 +170,8 @@ def gate(
     logs: Annotated[
         Path | None,
         typer.Option(
-            help="Folder for the bots' logs (default: next to --db, else runs/gate/<time>-logs)."
+            help="Folder for the bots' logs (default: next to --db, else runs/gate/<time>-logs"
+            " outside the bots' folders)."
         ),
     ] = None,
     quiet: Annotated[bool, typer.Option(help="No live line.")] = False,
@@ -200,7 +203,11 @@ def gate(
             cluster=cluster,
             allow_unsandboxed=allow_unsandboxed,
             logs=logs
-            or (None if db else Path("runs/gate") / f"{time.strftime('%Y%m%d-%H%M%S')}-logs"),
+            or (
+                None
+                if db
+                else _runs(candidate, baseline) / "gate" / f"{time.strftime('%Y%m%d-%H%M%S')}-logs"
+            ),
         )
         tune_gc()
         sandbox = require_sandbox(allow_unsandboxed)
@@ -226,6 +233,19 @@ def gate(
         _error_reports(json_out, junit, message, candidate, baseline, report)
         raise typer.Exit(ERROR_EXIT) from None
     raise typer.Exit(report.exit_code)
+
+
+def _runs(*bots: str) -> Path:
+    """``runs`` here, unless that is inside a bot's folder (the CI workflow runs the gate from
+    the bot's checkout); a bot that does not resolve leaves it to the gate to say why."""
+    folders: list[Path] = []
+    for bot in bots:
+        try:
+            manifest = resolve_bot(bot)
+        except ManifestError:
+            continue
+        folders += [manifest.folder, manifest.cwd]
+    return runs_folder(folders)
 
 
 def _resume_hint(db: Path | None, plays: int | None) -> None:

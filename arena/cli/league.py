@@ -101,7 +101,11 @@ def init(
 @app.command("submit")
 def submit_command(
     manifest: Annotated[
-        Path, typer.Argument(exists=True, help="The bot's manifest (bot.toml) or its folder.")
+        str,
+        typer.Argument(
+            help="The bot's manifest (bot.toml) or its folder, or a built-in bot's name.",
+            show_default=False,
+        ),
     ],
     db: DbOption = DEFAULT_DB,
     owner: Annotated[str | None, typer.Option(help="Who owns the bot.")] = None,

@@ -37,6 +37,7 @@ from arena.rules import Options
 from arena.runtime.aio import run as run_loop
 from arena.runtime.aio import tune_gc
 from arena.server.manifest import Manifest, ManifestError, resolve_bot
+from arena.server.runs import runs_folder
 from arena.server.sandbox import Sandbox
 from arena.tournament.leaderboard import tally_failures
 from sdk.bot import Bot
@@ -134,9 +135,21 @@ def play(
     ] = False,
     allow_unsandboxed: AllowUnsandboxedOpt = False,
     out: Annotated[
-        Path | None, typer.Option(help="Replay file (default: runs/play/<time>-<random>.json).")
+        Path | None,
+        typer.Option(
+            help="Replay file (default: runs/play/<time>-<random>.json; outside the bots'"
+            " folders, else in ~/.local/state/tichu-arena/runs)."
+        ),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No per-hand progress.")] = False,
+    keep_going: Annotated[
+        bool,
+        typer.Option(
+            "--keep-going",
+            help="Play on when a bot cannot start (the referee answers for it) instead of"
+            " stopping.",
+        ),
+    ] = False,
 ) -> None:
     """Play one match between four bots and print the final table; write its replay."""
     if len(bots) != 4:
@@ -160,7 +173,8 @@ def play(
         seed = secrets.randbits(128)
     names = _seat_names(manifests)
     if out is None:  # no seed in the name: a bot may see its log folder's path
-        out = Path("runs/play") / f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(4)}.json"
+        runs = runs_folder(f for m in manifests for f in (m.folder, m.cwd))
+        out = runs / "play" / f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(4)}.json"
     options = make_options(target, hands, grand)
     clock = TimeControl(decision_ms, bank_ms)
     policy = make_policy(max_strikes, max_rejections, grace_ms, give_up)
@@ -193,14 +207,32 @@ def play(
         from arena.server import BotStartError
 
         try:
-            played, absent, logs = run_loop(
+            played, absent, logs, stopped = run_loop(
                 _play_grpc(
-                    manifests, names, options, seed, clock, policy, restarts, out, progress, sandbox
+                    manifests,
+                    names,
+                    options,
+                    seed,
+                    clock,
+                    policy,
+                    restarts,
+                    out,
+                    progress,
+                    sandbox,
+                    keep_going,
                 )
             )
         except BotStartError as e:
             console.print(f"[red]error[/red]: {escape(str(e))}", highlight=False)
             raise typer.Exit(1) from None
+        if stopped:
+            _never_joined(absent, names, logs)
+            console.print(
+                "the match was stopped: a bot that cannot start would have played on the"
+                " referee's default answers (--keep-going plays it anyway)",
+                highlight=False,
+            )
+            raise typer.Exit(1)
         if played is None:
             _never_joined(absent, names, logs)
             raise typer.Exit(1)
@@ -233,10 +265,13 @@ async def _play_grpc(
     out: Path,
     progress: _Progress,
     sandbox: Sandbox | None,
-) -> tuple[MatchRecord | None, list[int], list[str]]:
+    keep_going: bool = False,
+) -> tuple[MatchRecord | None, list[int], list[str], bool]:
     """Plays the match over gRPC: its record (None if no bot came), the seats that never
-    joined, and each seat's log file."""
+    joined (those that cannot start, if the match was stopped for them), each seat's log
+    file, and whether the match was stopped because a bot cannot start."""
     from arena.server import ArenaServer, TableSpec
+    from arena.server import Table as ServerTable
     from arena.server.bots import play_table, seat_log
 
     server = ArenaServer()
@@ -251,13 +286,23 @@ async def _play_grpc(
         table_id="play",
     )
     logs = out.with_name(out.stem + "-logs")
+    tables: list[ServerTable] = []
+    stopped_for: list[int] = []
+    exits = [0, 0, 0, 0]
 
     def exited(seat: int, code: int) -> None:
         console.print(
             f"[yellow]{escape(names[seat])} (seat {seat}) exited with code {code}[/yellow];"
             f" its output is in {logs}",
             highlight=False,
+            soft_wrap=True,
         )
+        exits[seat] += 1
+        never_joined = tables and not tables[0].seats[seat].joined
+        if not keep_going and never_joined and exits[seat] > restarts:
+            # A bot that cannot start: stop now rather than play the match on its defaults.
+            stopped_for.append(seat)
+            tables[0].abort(f"{names[seat]} (seat {seat}) cannot start")
 
     try:
         table, records = await play_table(
@@ -268,13 +313,14 @@ async def _play_grpc(
             restarts=restarts,
             watch=progress,
             on_exit=exited,
+            on_table=tables.append,
             sandbox=sandbox,
         )
     finally:
         await server.stop(1.0)
-    absent = [seat.seat for seat in table.seats if not seat.joined]
+    absent = stopped_for or [seat.seat for seat in table.seats if not seat.joined]
     files = [str(seat_log(logs, s, m.name)) for s, m in enumerate(manifests)]
-    return (records[0] if records else None), absent, files
+    return (records[0] if records else None), absent, files, bool(stopped_for)
 
 
 def _seat_names(manifests: list[Manifest]) -> tuple[str, ...]:

@@ -270,5 +270,6 @@ def resolve_bot(spec: str) -> Manifest:
             raise ManifestError(f"built-in bot {spec!r}: {builtin} is missing")
         return load_manifest(builtin)
     raise ManifestError(
-        f"{spec!r} is neither a manifest file nor a built-in bot ({', '.join(BUILTINS)})"
+        f"{spec!r} is neither a manifest file nor a built-in bot ({', '.join(BUILTINS)}"
+        " or any folder of example_bots)"
     )

@@ -52,7 +52,7 @@ from pydantic_core import ErrorDetails
 
 from arena.rules import ArenaError, Options, card_name, parse_card
 from arena.rules.state import Deal, check_deal, deal_from_seed
-from arena.server.manifest import Limits, check_env
+from arena.server.manifest import BUILTIN_DIR, Limits, check_env
 from arena.tournament.boards import (
     board_seed,
     new_secret,
@@ -71,6 +71,7 @@ from arena.tournament.schedule import (
 )
 
 __all__ = [
+    "BUILTINS_TEXT",
     "BUILTIN_BOTS",
     "BotEntry",
     "DealBook",
@@ -83,6 +84,7 @@ __all__ = [
     "TimeControlSpec",
     "deal_from_json",
     "deal_to_json",
+    "is_builtin",
     "load_deal_book",
     "load_event",
     "parse_event",
@@ -90,6 +92,20 @@ __all__ = [
 ]
 
 BUILTIN_BOTS: tuple[str, ...] = ("random", "greedy", "heuristic", "search")
+"""The reference bots; any other ``example_bots`` folder with a ``bot.toml`` is built in too."""
+
+BUILTINS_TEXT = f"{', '.join(BUILTIN_BOTS)} or any folder of example_bots"
+"""How error messages name the built-in bots."""
+
+
+def is_builtin(name: str) -> bool:
+    """Whether ``name`` is a built-in bot: a reference bot or a folder of ``example_bots``."""
+    if name in BUILTIN_BOTS:
+        return True
+    return bool(_SIMPLE_NAME.fullmatch(name)) and (BUILTIN_DIR / name / "bot.toml").is_file()
+
+
+_SIMPLE_NAME = re.compile(r"[a-z][a-z0-9_-]*")
 """Bots the arena ships; any other ``bot`` value is a manifest path."""
 
 _EVENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -164,17 +180,17 @@ class BotEntry(BaseModel):
     @field_validator("bot")
     @classmethod
     def _known_bot(cls, value: str, info: ValidationInfo) -> str:
-        if value in BUILTIN_BOTS:
+        if is_builtin(value):
             return value
         if not value.strip():
-            raise ValueError(f"empty; use a built-in bot ({', '.join(BUILTIN_BOTS)}) or a manifest")
+            raise ValueError(f"empty; use a built-in bot ({BUILTINS_TEXT}) or a manifest")
         base = _base_dir(info)
         path = Path(value).expanduser()
         if not path.is_absolute():
             path = base / path
         if not path.is_file():
             raise ValueError(
-                f"{value!r} is neither a built-in bot ({', '.join(BUILTIN_BOTS)}) "
+                f"{value!r} is neither a built-in bot ({BUILTINS_TEXT}) "
                 f"nor a manifest file (looked for {path})"
             )
         return str(path.resolve())
@@ -217,7 +233,7 @@ class BotEntry(BaseModel):
     @property
     def builtin(self) -> bool:
         """Whether this is one of the arena's own bots rather than a manifest."""
-        return self.bot in BUILTIN_BOTS
+        return is_builtin(self.bot)
 
     @property
     def display_name(self) -> str:

@@ -32,6 +32,7 @@ from typing import Protocol
 
 from arena.referee import MatchRecord
 from arena.referee.policy import FailurePolicy, GiveUp, Termination, TimeControl
+from arena.rules import ArenaError
 from arena.runtime.aio import run as run_loop
 from arena.server import ArenaServer, MatchPlan, Table, TableSpec, play_table
 from arena.server.bots import seat_log
@@ -43,6 +44,15 @@ from arena.tournament.store import EventStatus, EventStore, FailureRow, HandRow,
 
 #: Deals handed to a game played to the target: enough for any real game.
 GAME_DEALS = 64
+
+STARTUP_HANDS = 4
+"""Hands a bot plays in a run before the runner judges that it started: a bot that crashed or
+disconnected in each of its first ones cannot start, and the run stops (``keep_going`` aside)
+rather than playing the event on default answers."""
+
+
+class BotCannotStart(ArenaError):
+    """A bot crashed or disconnected in each of its first ``STARTUP_HANDS`` hands."""
 
 
 @dataclass(frozen=True)
@@ -143,8 +153,14 @@ class EventRunner:
         executor: Executor | None = None,
         sandbox: Sandbox | None = None,
         pace_forced: bool = True,
+        keep_going: bool = True,
     ) -> None:
         self.store = store
+        # False: a bot that cannot start stops the run (arena event, leagues); the gate checks
+        # its two sides itself.
+        self.keep_going = keep_going
+        self.error: BotCannotStart | None = None  # why the run stopped itself, if it did
+        self._first_hands: dict[str, list[FailureRow | None]] = {}
         self.pace_forced = pace_forced  # off only where speed is the point (arena bench)
         self.event = event
         self.spec = spec
@@ -160,18 +176,25 @@ class EventRunner:
         self._progress = Progress(plays_total=0, plays_done=0)
 
     def run(self) -> Progress:
-        """Plays every pending play; returns the progress reached (Ctrl-C stops cleanly)."""
+        """Plays every pending play; returns the progress reached (Ctrl-C stops cleanly).
+
+        Raises:
+            BotCannotStart: A bot crashed or disconnected in each of its first hands (unless
+                ``keep_going``); what was recorded stays, and the event can be resumed.
+        """
         pending = self.store.pending_plays(self.event)
         total = len(self.store.plays(self.event))
         done = total - len(pending)
         progress = self._progress = Progress(plays_total=total, plays_done=done)
-        if pending:
-            self.store.set_status(self.event, EventStatus.RUNNING)
-            self.executor.play(self, pending, progress)
+        if not pending:
+            self.store.set_status(self.event, EventStatus.FINISHED)
+            return progress
+        self.store.set_status(self.event, EventStatus.RUNNING)
+        self.executor.play(self, pending, progress)
         if self.store.pending_plays(self.event):
             self.store.set_status(self.event, EventStatus.INTERRUPTED)
-        else:
-            self.store.set_status(self.event, EventStatus.FINISHED)
+        if self.error is not None:
+            raise self.error
         return progress
 
     def on_signal(self, signum: int) -> None:
@@ -234,12 +257,41 @@ class EventRunner:
         if self.store.play_status(sp.id) != "pending":
             return
         self.store.record_play(sp.id, rows, replay, sandbox)
+        if not self.keep_going:
+            self._check_start(sp.play.seats, rows)
         progress = self._progress
         progress.plays_done += 1
         progress.hands += len(rows)
         progress.failures += failures
         if self.on_play is not None:
             self.on_play(progress, sp.play)
+
+    def _check_start(self, seats: Sequence[str], rows: Sequence[HandRow]) -> None:
+        """Stops the run when a bot crashed or disconnected in each of its first
+        ``STARTUP_HANDS`` hands of this run, naming the failure and the bot's log."""
+        for row in sorted(rows, key=lambda r: r.hand):
+            for seat, bot in enumerate(seats):
+                first = self._first_hands.setdefault(bot, [])
+                if len(first) >= STARTUP_HANDS:
+                    continue
+                first.append(
+                    next(
+                        (
+                            f
+                            for f in row.failures
+                            if f.seat == seat and f.kind in ("crash", "disconnect")
+                        ),
+                        None,
+                    )
+                )
+                failure = first[0]
+                if self.error is None and len(first) == STARTUP_HANDS and all(first) and failure:
+                    log = f"; its log: {failure.log}" if failure.log else ""
+                    self.error = BotCannotStart(
+                        f"bot {bot!r} cannot start: it crashed or disconnected in each of"
+                        f" its first {STARTUP_HANDS} hands ({failure.detail}){log}"
+                    )
+                    self.stop()
 
 
 class LocalExecutor:

@@ -19,6 +19,8 @@ when opened, any other is refused):
 * ``segments`` (created by the first extension): one row per extension of an event (raised
   ``cycles`` or added bots): the first ordinal it planned, the spec and schedule it planned
   them from, and when. ``events.spec`` is then the latest file's; every play stays stored.
+* ``event_settings`` (created by the first event stored): per event, the event file's
+  settings that do not change results (``jobs``, as JSON), so a resume runs as the file asked.
 * ``play_sandbox``: the sandbox each recorded play's bots ran in: its ``level`` (``full``,
   ``partial``, ``none``) and the details as JSON (tool, uid, each seat's limits). Added after
   version 1 without changing it: opening an older file creates the table (its plays then
@@ -44,7 +46,7 @@ import json
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -81,6 +83,8 @@ __all__ = [
     "StoreError",
     "StoredHand",
     "StoredPlay",
+    "resolve_stored",
+    "stored_path",
 ]
 
 APPLICATION = "tichu-arena-events"
@@ -523,7 +527,8 @@ class EventStore:
         """Stores an event and its planned plays; returns its id. Idempotent.
 
         If the event exists with the same spec (``jobs`` aside) and the same plan, nothing is
-        written and its id is returned, so re-running a finished event changes nothing.
+        written but the settings that do not change results (``event_settings``: ``jobs``),
+        and its id is returned, so re-running a finished event changes nothing.
 
         Raises:
             StoreError: An event of that name exists with a different spec or plan.
@@ -543,6 +548,7 @@ class EventStore:
                 )
                 if changed and set(changed) <= _EXTENSIBLE:
                     self._extend(conn, int(event_id), stored, spec, plan)
+                    _save_settings(conn, int(event_id), spec)
                     return int(event_id)
                 if changed:
                     raise StoreError(
@@ -555,6 +561,7 @@ class EventStore:
                         f"{self.path}: event {spec.name!r} exists with a different plan "
                         "(same file, other schedule or deal book contents)"
                     )
+                _save_settings(conn, int(event_id), spec)
                 return int(event_id)
             cursor = conn.execute(
                 "INSERT INTO events (name, spec, schedule, plan_digest, created, status, secret)"
@@ -584,6 +591,7 @@ class EventStore:
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [_play_params(event_id, play) for play in plan.plays],
             )
+            _save_settings(conn, event_id, spec)
             return event_id
 
     def _extend(
@@ -677,15 +685,23 @@ class EventStore:
         )
 
     def event_spec(self, ref: EventRef | None = None) -> EventSpec:
-        """Returns the stored spec of an event (for ``arena event resume``).
+        """Returns the stored spec of an event with its last run's settings (``jobs``), so
+        ``arena event resume`` runs the event as its file asked.
 
         Raises:
             StoreError: The stored spec no longer validates (a manifest was moved, say).
         """
         info = self.event(ref)
         (text,) = self._conn.execute("SELECT spec FROM events WHERE id = ?", (info.id,)).fetchone()
+        data = json.loads(text)
+        with contextlib.suppress(sqlite3.OperationalError):  # a file from before the table
+            row = self._conn.execute(
+                "SELECT settings FROM event_settings WHERE event_id = ?", (info.id,)
+            ).fetchone()
+            if row is not None:
+                data.update(json.loads(row[0]))
         try:
-            return parse_event(json.loads(text), source=f"{self.path}: event {info.name!r}")
+            return parse_event(data, source=f"{self.path}: event {info.name!r}")
         except EventFileError as e:
             raise StoreError(f"stored spec no longer valid: {e}") from None
 
@@ -744,9 +760,8 @@ class EventStore:
         return self.path.parent / f"{self.path.name}.replays" / info.name / name
 
     def resolve_replay(self, stored: str) -> Path:
-        """Returns the file a stored replay path names (relative paths are beside the database)."""
-        path = Path(stored)
-        return path if path.is_absolute() else self.path.parent / path
+        """Returns the file a stored replay path names (``resolve_stored`` on this database)."""
+        return resolve_stored(self.path, stored)
 
     def record_play(
         self,
@@ -761,9 +776,10 @@ class EventStore:
 
         Either every hand of the play is written and the play is done, or (on any error or
         interruption) nothing is and the play stays pending. When the last pending play is
-        recorded the event becomes finished. A replay path inside the database's folder is
-        stored relative to it. The replay file itself should be written (atomically) before
-        this call, so a recorded play always has its replay.
+        recorded the event becomes finished. ``replay_path`` is a path as this process sees
+        it (relative to its working folder, or absolute), stored by ``stored_path`` (so are
+        the failures' log paths). The replay file itself should be written (atomically)
+        before this call, so a recorded play always has its replay.
 
         Raises:
             StoreError: Unknown play, a play already recorded, no hands, or repeated hand
@@ -799,7 +815,7 @@ class EventStore:
                     " seat_s, seat_w, score_a, score_b, card_points_a, card_points_b, bets_a,"
                     " bets_b, double_victory, first_out, out_order, calls, vp_a, vp_b, failures)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    _hand_params(play_id, board, rotation, seats, row),
+                    _hand_params(play_id, board, rotation, seats, row, self.path),
                 )
             if sandbox is not None:
                 conn.execute(
@@ -812,15 +828,7 @@ class EventStore:
             conn.execute("UPDATE events SET status = ? WHERE id = ?", (status.value, event_id))
 
     def _relative(self, replay_path: str | Path | None) -> str | None:
-        if replay_path is None:
-            return None
-        path = Path(replay_path)
-        if path.is_absolute():
-            try:
-                return path.relative_to(self.path.parent.absolute()).as_posix()
-            except ValueError:
-                return str(path)
-        return path.as_posix()
+        return None if replay_path is None else stored_path(self.path, replay_path)
 
     @staticmethod
     def _pending_count(conn: sqlite3.Connection, event_id: int) -> int:
@@ -855,7 +863,7 @@ class EventStore:
             " WHERE plays.event_id = ? ORDER BY plays.ordinal, hands.hand_no",
             (info.id,),
         )
-        return tuple(_stored_hand(row) for row in rows)
+        return tuple(_stored_hand(row, self.path) for row in rows)
 
     def hand_outcomes(self, ref: EventRef | None = None) -> list[HandOutcome]:
         """Returns every recorded hand as rating input, in running order."""
@@ -975,9 +983,22 @@ def _stored_play(row: tuple[Any, ...]) -> StoredPlay:
     return StoredPlay(id=play_id, play=play, done=status == "done", replay_path=replay_path)
 
 
+def _save_settings(conn: sqlite3.Connection, event_id: int, spec: EventSpec) -> None:
+    """Keeps the event file's settings that do not change results (``jobs``), for resume."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS event_settings"
+        " (event_id INTEGER PRIMARY KEY REFERENCES events (id), settings TEXT NOT NULL)"
+    )
+    conn.execute(
+        "INSERT OR REPLACE INTO event_settings (event_id, settings) VALUES (?, ?)",
+        (event_id, _canonical({"jobs": spec.jobs})),
+    )
+
+
 def _hand_params(
-    play_id: int, board: int, rotation: int, seats: Sequence[str], row: HandRow
+    play_id: int, board: int, rotation: int, seats: Sequence[str], row: HandRow, db: Path
 ) -> tuple[Any, ...]:
+    failures = [replace(f, log=stored_path(db, f.log)) if f.log else f for f in row.failures]
     return (
         play_id,
         row.hand,
@@ -996,11 +1017,12 @@ def _hand_params(
         row.calls,
         row.victory_points[0],
         row.victory_points[1],
-        json.dumps([failure.to_json() for failure in row.failures]),
+        json.dumps([failure.to_json() for failure in failures]),
     )
 
 
-def _stored_hand(row: tuple[Any, ...]) -> StoredHand:
+def _stored_hand(row: tuple[Any, ...], db: Path) -> StoredHand:
+    """A stored hand; its failures' log paths are resolved as this process sees them."""
     (
         play_id,
         ordinal,
@@ -1037,7 +1059,10 @@ def _stored_hand(row: tuple[Any, ...]) -> StoredHand:
         victory_points=(vp_a, vp_b),
         failures=tuple(
             FailureRow(
-                int(f["seat"]), str(f["kind"]), str(f.get("detail", "")), str(f.get("log", ""))
+                int(f["seat"]),
+                str(f["kind"]),
+                str(f.get("detail", "")),
+                str(resolve_stored(db, f["log"])) if f.get("log") else "",
             )
             for f in json.loads(failures)
         ),
@@ -1051,3 +1076,37 @@ def _stored_hand(row: tuple[Any, ...]) -> StoredHand:
         row=hand,
         replay_path=replay_path,
     )
+
+
+def stored_path(db: Path, path: str | Path) -> str:
+    """The text a database stores for ``path`` (a file as this process sees it).
+
+    One rule for every stored path: relative to the database's folder when it lies inside that
+    folder, absolute otherwise, so the database and its replays and logs move together and any
+    working folder reads them (``resolve_stored``).
+    """
+    target = Path(path).absolute()
+    try:
+        return target.relative_to(db.absolute().parent).as_posix()
+    except ValueError:
+        return str(target)
+
+
+def resolve_stored(db: Path, stored: str) -> Path:
+    """The file a stored path names, as this process sees it (``stored_path``'s inverse).
+
+    Databases written before the rule stored paths relative to the working folder of the run
+    (``runs/demo.sqlite.replays/...``); such a path that is not found beside the database is
+    read from the database's own ``<db>.replays`` or ``<db>.logs`` folder instead.
+    """
+    path = Path(stored)
+    if path.is_absolute():
+        return path
+    found = db.parent / path
+    if not found.exists():
+        for i, part in enumerate(path.parts):
+            if part in (f"{db.name}.replays", f"{db.name}.logs") and i > 0:
+                old = db.parent.joinpath(*path.parts[i:])
+                if old.exists():
+                    return old
+    return found

@@ -25,7 +25,7 @@ from arena.rules import InvalidActionError, parse_play
 from arena.tournament.leaderboard import build_leaderboard
 from arena.tournament.leaderboard_render import to_json
 from arena.tournament.live import live_dir
-from arena.tournament.store import EventStore, StoredHand
+from arena.tournament.store import EventStore, StoredHand, resolve_stored
 from arena.web.timeline import Timeline, load_timeline
 
 __all__ = ["BotStats", "EventData", "GameFilter", "NotFound"]
@@ -291,8 +291,7 @@ class EventData:
         return result
 
     def _resolve(self, stored: str) -> Path:
-        path = Path(stored)
-        return path if path.is_absolute() else self.path.parent / path
+        return resolve_stored(self.path, stored)
 
     def games(
         self, event: str, flt: GameFilter, offset: int = 0, limit: int = 1000

@@ -309,7 +309,14 @@ def test_play_fails_when_a_bot_never_joins_and_logs_its_import_error(tmp_path: P
     assert f"broken (seat 2) never joined the table; its output is in {log}" in flat
     text = log.read_text(encoding="utf-8")
     assert "Traceback" in text and "RuntimeError: a bug at import time" in text
+    # Issue 23, finding 5: the match stops rather than being played on default answers.
+    assert "the match was stopped: a bot that cannot start" in flat
+    assert "final:" not in flat and "random-1 (seat 0) never joined" not in flat
+    going = CliRunner().invoke(app, [*args, "--out", str(out), "--quiet", "--keep-going"])
+    assert going.exit_code == 1, going.output  # played on, but still not a clean match
+    flat = " ".join(going.output.split())
     assert "final: play, 1 hand " in flat  # not "1 hands"
+    assert f"broken (seat 2) never joined the table; its output is in {log}" in flat
 
 
 @pytest.mark.parametrize(

@@ -25,6 +25,7 @@ from arena.tournament.league.season import (
     next_round,
     play_round,
     promote_relegate,
+    round_spec,
     season_complete,
     season_table,
     split_divisions,
@@ -365,6 +366,33 @@ def test_submit_copies_hashes_and_refuses_what_it_cannot_keep(tmp_path: Path) ->
             submit(store, outside)
         with pytest.raises(LeagueError, match="at least 4"):
             next_round(store)
+
+
+def test_a_built_in_bot_joins_a_league_by_name_or_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 23, finding 4: ``league submit greedy`` said "does not exist", and
+    ``league submit example_bots/greedy`` that its workdir leaves the bot's folder."""
+    league = tmp_path / "l.toml"
+    league.write_text(LEAGUE)
+    with LeagueStore(tmp_path / "l.sqlite", create=True) as store:
+        store.init_league(load_league(league))
+        first = submit(store, "greedy", owner="arena")
+        assert first.new and first.version.manifest == "builtin:greedy"
+        assert first.version.hash == bot_digest(
+            ROOT / "example_bots" / "greedy", ROOT / "example_bots" / "greedy" / "bot.toml"
+        )
+        monkeypatch.chdir(ROOT)  # the README's relative path, from the repository
+        again = submit(store, Path("example_bots/greedy"))
+        assert not again.new and again.version.id == first.version.id
+        assert not (store.bot_store / "greedy").exists()  # part of the arena: not copied
+        for k in range(3):
+            submit(store, make_bot(tmp_path, f"own{k}", "random"))
+        round_ = next_round(store)
+        event = round_spec(store, store.league(), round_, round_.events[0][0])
+        greedy = next(b for b in event.bots if b.display_name == "greedy v1")
+        assert greedy.builtin and greedy.bot == "greedy"
+        assert submit(store, "minimal").version.manifest == "builtin:minimal"
 
 
 def test_rounds_are_split_into_divisions_by_rating(tmp_path: Path) -> None:

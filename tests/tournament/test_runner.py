@@ -315,3 +315,35 @@ def test_an_event_gives_a_bot_its_env_and_args_and_refuses_a_changed_env(
     flat = " ".join(again.stdout.split())
     assert "cannot be extended" in flat and "changed or removed: alice" in flat, flat
     assert hand_rows(db) == rows
+
+
+@pytest.mark.slow
+def test_an_event_stops_when_a_bot_cannot_start(tmp_path: Path) -> None:
+    """Issue 23, finding 5: an event with a bot whose import fails finished with exit 0 and
+    rated the bot; it now stops after the bot's first hands, naming the reason and the log,
+    and ``--keep-going`` plays on."""
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "bot.toml").write_text(
+        'name = "broken"\ncommand = ["{python}", "-m", "sdk", "no_such_module:Bot"]\n'
+        'workdir = "."\n'
+    )
+    event = tmp_path / "broken.toml"
+    event.write_text(
+        EVENT.format(name="broken", boards=4, hands=1).replace('"heuristic"', '"broken/bot.toml"')
+    )
+    db = tmp_path / "broken.sqlite"
+    result = run_arena("event", "run", str(event), "--db", str(db), "--out", str(tmp_path),
+                       cwd=tmp_path, timeout=600)  # fmt: skip
+    out = result.stdout + result.stderr
+    assert result.returncode == 1, out
+    assert "bot 'broken' cannot start" in out and "its log: " in out, out
+    log = Path(out.split("its log: ")[1].split(")")[0].split(";")[0].split()[0])
+    assert (tmp_path / log).is_file() or log.is_file(), out
+    assert f"arena event resume {db}" in out and "--keep-going" in out, out
+    with EventStore(db, create=False) as store:
+        summary = store.event_summary("broken")
+        assert summary.plays_done < summary.plays_total
+    resumed = run_arena("event", "resume", str(db), "--out", str(tmp_path), "--keep-going",
+                        cwd=tmp_path, timeout=600)  # fmt: skip
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr

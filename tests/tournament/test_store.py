@@ -10,6 +10,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -324,7 +325,7 @@ def test_hand_rows_round_trip(make_event: MakeEvent) -> None:
     second = HandRow(1, 25, 75, (25, 75), (0, 0), None, (3, 1, 0), "-T--", (0, 2))
     with EventStore(event.path) as store:
         play = store.pending_plays()[0]
-        store.record_play(play.id, [second, first], "replays/0.json")
+        store.record_play(play.id, [second, first], event.path.parent / "replays/0.json")
         hands = store.hands()
         assert [h.row for h in hands] == [first, second]
         assert all(h.replay_path == "replays/0.json" for h in hands)
@@ -410,6 +411,51 @@ def test_replays_live_beside_the_database(make_event: MakeEvent, tmp_path: Path)
         assert store.resolve_replay("/elsewhere/r.json") == Path("/elsewhere/r.json")
 
 
+def test_stored_paths_are_relative_to_the_database_whatever_the_working_folder(
+    make_event: MakeEvent, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 23, finding 1: a database opened as ``runs/x.db`` stored its replay paths
+    relative to the working folder, and every reader resolving them beside the database
+    missed (``runs/runs/x.db.replays``). Paths are stored relative to the database's folder."""
+    event = make_event(STRENGTHS, fraction=0.0)
+    monkeypatch.chdir(tmp_path.parent)
+    relative_db = Path(tmp_path.name) / event.path.name  # as `--db runs/demo.sqlite` gives it
+    log = Path(tmp_path.name) / "events.db.logs" / "t0" / "0-north.log"
+    with EventStore(relative_db) as store:
+        play = store.pending_plays()[0]
+        path = store.replay_path("synthetic", play.play)
+        assert not path.is_absolute()
+        path.parent.mkdir(parents=True)
+        path.write_text("{}")
+        failure = FailureRow(0, "crash", "exit 1", str(log))
+        store.record_play(play.id, [replace(row(), failures=(failure,))], path)
+        (stored,) = {h.replay_path for h in store.hands()}
+        assert stored == "events.db.replays/synthetic/000000-b0-r0.json"
+        assert store.resolve_replay(stored) == path
+        assert store.hands()[0].row.failures[0].log == str(log)
+    monkeypatch.chdir(tmp_path)  # another working folder reads the same files
+    with EventStore(Path(event.path.name)) as store:
+        assert store.resolve_replay(stored).read_text() == "{}"
+        assert store.hands()[0].row.failures[0].log == str(Path("events.db.logs/t0/0-north.log"))
+
+
+def test_old_databases_with_paths_relative_to_the_run_still_resolve(
+    make_event: MakeEvent, tmp_path: Path
+) -> None:
+    """Databases written before the rule hold ``runs/<db>.replays/...`` (the run's working
+    folder); such a path is found in the database's own replays folder."""
+    event = make_event(STRENGTHS, fraction=0.0)
+    replay = tmp_path / "events.db.replays" / "synthetic" / "000000-b0-r0.json"
+    replay.parent.mkdir(parents=True)
+    replay.write_text("{}")
+    with EventStore(event.path) as store:
+        old = "runs/events.db.replays/synthetic/000000-b0-r0.json"
+        assert store.resolve_replay(old) == replay
+        assert store_module.resolve_stored(event.path, "elsewhere/r.json") == (
+            tmp_path / "elsewhere/r.json"
+        )
+
+
 def test_raising_cycles_continues_the_event_as_planned_from_scratch(tmp_path: Path) -> None:
     spec = make_spec(BOTS[:4], boards_per_round=2)
     with EventStore(tmp_path / "e.db") as store:
@@ -461,3 +507,16 @@ def test_adding_bots_continues_the_event_with_the_new_field(tmp_path: Path) -> N
         dropped = make_spec(["north", "east", "south", "fifth"], cycles=3)
         with pytest.raises(StoreError, match="may only be added"):
             store.create_event(dropped, plan_event(dropped))
+
+
+def test_the_stored_spec_keeps_the_event_files_jobs_for_resume(tmp_path: Path) -> None:
+    """Issue 23, finding 3: ``arena event resume`` ran a ``jobs = 4`` event one table at a
+    time, because ``jobs`` (left out of the event's identity) was not stored at all."""
+    spec = make_spec(BOTS[:4], boards_per_round=2, jobs=4)
+    with EventStore(tmp_path / "e.db") as store:
+        store.create_event(spec, plan_event(spec))
+        assert store.event_spec("synthetic").jobs == 4
+        faster = spec.model_copy(update={"jobs": 6})  # the same event run with another file
+        store.create_event(faster, plan_event(faster))
+        assert store.event_spec("synthetic").jobs == 6
+        assert store.event_spec("synthetic").identity() == spec.identity()

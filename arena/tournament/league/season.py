@@ -31,17 +31,23 @@ from typing import Any
 
 from arena.ratings import HandOutcome, RatingError, RatingFit, SprtVerdict, fit_ratings
 from arena.rules import ArenaError
-from arena.server.manifest import ManifestError, load_manifest
+from arena.server.manifest import BUILTIN_DIR, ManifestError, load_manifest
 from arena.server.sandbox import require_sandbox
 from arena.tournament.boards import derived_secret
 from arena.tournament.cluster import executor_for
 from arena.tournament.gate import GateConfig, GateReport, look_line, run_gate
 from arena.tournament.league.spec import BOT_NAME, LeagueSpec
 from arena.tournament.league.store import LeagueStore, RoundInfo, Version
-from arena.tournament.model import EventFileError, EventSpec, PlannedPlay, plan_event
+from arena.tournament.model import (
+    EventFileError,
+    EventSpec,
+    PlannedPlay,
+    is_builtin,
+    plan_event,
+)
 from arena.tournament.runner import EventRunner, Progress
 from arena.tournament.schedule import fillers_needed
-from arena.tournament.store import StoredHand, StoreError
+from arena.tournament.store import StoredHand, StoreError, stored_path
 
 __all__ = [
     "IGNORED_FILES",
@@ -153,7 +159,7 @@ class SubmitResult:
 
 def submit(
     store: LeagueStore,
-    manifest_path: Path,
+    manifest_path: str | Path,
     *,
     owner: str | None = None,
     gate: bool = False,
@@ -162,7 +168,9 @@ def submit(
     """Registers a bot, or a new version of it, from its manifest (file or folder).
 
     The manifest's folder is the bot: it is hashed and copied into the league's store
-    (``<db>.bots/<bot>/<hash>/``), so later edits on disk change nothing. With ``gate`` the
+    (``<db>.bots/<bot>/<random name>/``), so later edits on disk change nothing. A built-in bot (its
+    name, or its folder in ``example_bots``) is part of the arena: it is hashed, not copied,
+    and stored as ``builtin:<name>``. With ``gate`` the
     new version first plays the non-regression gate against the previous version (the league
     file's ``[gate]``) and is refused if the gate accepts H0.
 
@@ -170,7 +178,11 @@ def submit(
         LeagueError: A bad manifest, a folder that is not self-contained, or a gate refusal.
         StoreError: The bot belongs to another owner, or this content was submitted before.
     """
-    path = manifest_path / "bot.toml" if manifest_path.is_dir() else manifest_path
+    builtin = builtin_name(manifest_path)
+    if builtin is not None:
+        return _submit_builtin(store, builtin, owner)
+    path = Path(manifest_path)
+    path = path / "bot.toml" if path.is_dir() else path
     try:
         manifest = load_manifest(path)
     except ManifestError as e:
@@ -204,13 +216,13 @@ def submit(
             raise LeagueError(f"{folder} changed while it was copied; submit it again")
         report: GateReport | None = None
         if gate and previous is not None:
-            report = _run_gate(store, copied, store.resolve(previous.manifest), digest, on_gate)
+            report = _run_gate(store, copied, bot_ref(store, previous.manifest), digest, on_gate)
             if report.verdict is SprtVerdict.ACCEPT_H0:
                 raise GateRefused(
                     f"the gate refused {bot} (new version) against v{previous.number}: "
                     f"{report.summary()}"
                 )
-        relative = copied.relative_to(store.path.parent).as_posix()
+        relative = stored_path(store.path, copied)
         gate_json = None if report is None else report.to_json()
         version = store.add_version(bot, digest, owner, relative, gate=gate_json)
     except BaseException:
@@ -219,10 +231,48 @@ def submit(
     return SubmitResult(version, new=True, gate=report)
 
 
+BUILTIN_PREFIX = "builtin:"
+"""How a version of a built-in bot names its manifest in ``league_versions``."""
+
+
+def builtin_name(bot: str | Path) -> str | None:
+    """The built-in bot ``bot`` names (``greedy``, or a folder or manifest of
+    ``example_bots``), else None."""
+    text = str(bot)
+    if is_builtin(text) and not Path(text).exists():
+        return text
+    path = Path(text)
+    path = path / "bot.toml" if path.is_dir() else path
+    if path.name == "bot.toml" and path.is_file() and path.resolve().parent.parent == BUILTIN_DIR:
+        return path.resolve().parent.name
+    return None
+
+
+def bot_ref(store: LeagueStore, stored: str) -> str:
+    """What an event or the gate takes for a stored version: a built-in name or a manifest."""
+    if stored.startswith(BUILTIN_PREFIX):
+        return stored.removeprefix(BUILTIN_PREFIX)
+    return str(store.resolve(stored))
+
+
+def _submit_builtin(store: LeagueStore, name: str, owner: str | None) -> SubmitResult:
+    """Registers a built-in bot: its folder's hash is its version (a new arena may bring a
+    new one); nothing is copied, since the arena that plays the league holds it."""
+    manifest = BUILTIN_DIR / name / "bot.toml"
+    digest = bot_digest(manifest.parent, manifest)
+    previous = store.latest(name)
+    if previous is not None and previous.hash == digest:
+        return SubmitResult(previous, new=False)
+    if any(version.hash == digest for version in store.versions(name)):
+        raise StoreError(f"this content of {name!r} was submitted before")
+    version = store.add_version(name, digest, owner, BUILTIN_PREFIX + name)
+    return SubmitResult(version, new=True)
+
+
 def _run_gate(
     store: LeagueStore,
     candidate: Path,
-    baseline: Path,
+    baseline: str,
     digest: str,
     on_gate: Callable[[str], None] | None,
 ) -> GateReport:
@@ -239,7 +289,7 @@ def _run_gate(
         seed = _round_seed(league.seed or 0, 0, int(digest[:15], 16), 0)
     config = GateConfig(
         candidate=str(candidate),
-        baseline=str(baseline),
+        baseline=baseline,
         elo0=float(settings.elo0),
         elo1=float(settings.elo1),
         alpha=settings.alpha,
@@ -393,7 +443,7 @@ def round_spec(store: LeagueStore, spec: LeagueSpec, round_: RoundInfo, division
     """
     versions = {v.id: v for v in store.versions()}
     bots = [
-        {"bot": str(store.resolve(versions[v].manifest)), "name": versions[v].entry}
+        {"bot": bot_ref(store, versions[v].manifest), "name": versions[v].entry}
         for v, d in round_.entries
         if d == division
     ]

@@ -30,8 +30,10 @@ from pydantic import (
 
 from arena.tournament.model import (
     BUILTIN_BOTS,
+    BUILTINS_TEXT,
     EventFileError,
     EventSpec,
+    is_builtin,
     parse_event,
 )
 
@@ -132,12 +134,12 @@ class LeagueSpec(BaseModel):
     @field_validator("filler")
     @classmethod
     def _known_filler(cls, value: str) -> str:
-        if value in BUILTIN_BOTS:
+        if is_builtin(value):
             return value
         path = Path(value).expanduser()
         if not path.is_file():
             raise ValueError(
-                f"{value!r} is neither a built-in bot ({', '.join(BUILTIN_BOTS)}) nor a manifest"
+                f"{value!r} is neither a built-in bot ({BUILTINS_TEXT}) nor a manifest"
             )
         return str(path.resolve())
 
@@ -171,7 +173,7 @@ def load_league(path: Path | str) -> LeagueSpec:
     except tomllib.TOMLDecodeError as e:
         raise LeagueFileError(str(source), [("", f"not valid TOML: {e}")]) from e
     filler = data.get("filler")
-    if isinstance(filler, str) and filler not in BUILTIN_BOTS and not Path(filler).is_absolute():
+    if isinstance(filler, str) and not is_builtin(filler) and not Path(filler).is_absolute():
         data["filler"] = str(source.resolve().parent / filler)
     return parse_league(data, source=str(source))
 
