@@ -40,10 +40,14 @@ class Shape:
 
 SHAPES = (
     Shape("near-identical: greedy vs greedy without calls (issue 24)", (2, 0, 2791, 0, 7)),
-    Shape("near-identical: greedy vs greedy without calls (3,000 boards)", (5, 5, 2976, 0, 14)),
+    Shape("near-identical: greedy vs greedy without calls", (5, 5, 2976, 0, 14)),
+    Shape("near-identical: heuristic vs heuristic without calls", (44, 4, 484, 14, 54)),
+    Shape("distinct: heuristic vs greedy", (100, 20, 308, 24, 148)),
     Shape("distinct: random vs random (docs/gate.md)", (25, 8, 55, 3, 29)),
 )
-"""The shapes of the gate's table (docs/gate.md)."""
+"""The shapes of the gate's table (docs/gate.md): the first from issue 24, the last from the
+gate's first runs, the others from ``scripts/calibrate_real.py --shapes`` (3,000 and 600
+duplicate boards). Greedy against random, nearly every pair won, cannot be tilted to ±10 Elo."""
 
 PRESETS = {"nonreg": (-10.0, 0.0), "gain": (0.0, 10.0)}
 """The gate's presets (``arena.tournament.gate.PRESETS``, which this layer cannot import)."""
