@@ -79,7 +79,7 @@ class GateSpec(BaseModel):
     alpha: StrictFloat = Field(default=0.05, gt=0.0, lt=0.5)
     beta: StrictFloat = Field(default=0.05, gt=0.0, lt=0.5)
     max_boards: StrictInt = Field(default=2000, ge=1, le=1_000_000)
-    min_pairs: StrictInt = Field(default=100, ge=1, le=1_000_000)
+    min_pairs: StrictInt = Field(default=1, ge=1, le=1_000_000)
     decision_ms: StrictInt = Field(default=1000, ge=1, le=3_600_000)
     jobs: StrictInt = Field(default=2, ge=1, le=1024)
 
