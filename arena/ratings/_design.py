@@ -8,7 +8,7 @@ from statistics import NormalDist
 import numpy as np
 import numpy.typing as npt
 
-from arena.ratings.hands import HandOutcome, RatingError, bots_of, team_weights
+from arena.ratings.hands import HandOutcome, RatingError, board_pairs, bots_of, team_weights
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.intp]
@@ -183,6 +183,27 @@ def require_identified(
         f"the hands identify only {rank} of {len(bots) - 1} rating differences; "
         "fixed partnerships identify team sums only, rotate partners (a whist schedule)"
     )
+
+
+def require_evidence(hands: Sequence[HandOutcome]) -> None:
+    """Checks that the hands hold some evidence of a difference between the bots.
+
+    Copies of a deterministic bot mirror each other: each board's second play undoes the
+    first (its margin is minus the other's), so every board is a tie and the fit would give
+    intervals of width 0, as if the difference were measured exactly as 0. It is not
+    measured at all.
+
+    Raises:
+        RatingError: When every hand belongs to a board pair whose margins cancel.
+    """
+    pairs = board_pairs(hands)
+    mirrored = all(first.margin + second.margin == 0 for first, second in pairs)
+    if pairs and 2 * len(pairs) == len(hands) and mirrored:
+        raise RatingError(
+            f"all {len(pairs)} boards mirrored: each board's two plays cancel (the margin"
+            " of one is minus the other's), as copies of a deterministic bot play; the"
+            " hands hold no evidence of a difference between the bots"
+        )
 
 
 def _connected_groups(bots: tuple[str, ...], hands: Sequence[HandOutcome]) -> list[list[str]]:

@@ -27,6 +27,7 @@ from arena.ratings._design import (
     design,
     duplicate_meat,
     pseudo_inverse,
+    require_evidence,
     require_identified,
     t_quantile,
 )
@@ -320,6 +321,7 @@ def fit_ratings(
     if firth < 0.0:
         raise RatingError(f"firth must be >= 0, got {firth!r}")
     require_identified(bots, rows, played)
+    require_evidence(played)
     outcomes = np.array([hand.outcome for hand in played])
     distinct, which = np.unique(rows, axis=0, return_inverse=True)
     which = which.reshape(-1)

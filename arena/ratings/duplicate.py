@@ -22,6 +22,7 @@ from arena.ratings._design import (
     design,
     leverage_corrected,
     pseudo_inverse,
+    require_evidence,
     require_identified,
     t_quantile,
 )
@@ -86,6 +87,7 @@ def fit_margins(hands: Iterable[HandOutcome], *, robust: bool = True) -> MarginF
     played = list(hands)
     bots, rows = design(played)
     require_identified(bots, rows, played)
+    require_evidence(played)
     freedom = len(played) - (len(bots) - 1)
     if freedom <= 0:
         raise RatingError(f"{len(played)} hands leave no residual freedom for {len(bots)} bots")

@@ -67,12 +67,19 @@ from arena.rules import (
 )
 from arena.rules.observe import default_action
 
-PACE_SAMPLES = 32
+PACE_SAMPLES = 64
 """Recent asked passes per seat whose answer times a forced action's delay is drawn from."""
+PACE_NEIGHBOURS = 8
+"""A forced pass imitates one of the seat's asked passes made holding about as many cards:
+one of the nearest this many by card count (a bot thinks longer with a fuller hand, and the
+card count is public, so imitating the seat's passes regardless of it would show)."""
 
 _PASS_KIND = PASS.kind
 _PACE_SPIN = 0.002
 _HAND_END = EventKind.HAND_END
+_PASS_EVENT = EventKind.PASS
+_OPENERS = frozenset({EventKind.PLAY, EventKind.WISH})
+"""Public events after which a private bomb window may open (a play, a wish's play)."""
 _new = tuple.__new__
 _NO_SCORES = (0, 0)
 
@@ -115,8 +122,18 @@ class Referee:
         self._read = 0  # rules events of that hand already sent
         self._decision_ms = cfg.time.decision_ms
         self._grace: dict[int, asyncio.TimerHandle] = {}
-        self._paces = [deque[float](maxlen=PACE_SAMPLES) for _ in range(4)]  # seconds
+        # per seat: (cards held, seconds) of its recent asked passes
+        self._paces = [deque[tuple[int, float]](maxlen=PACE_SAMPLES) for _ in range(4)]
         self._pace_rng = random.Random()  # from the OS: not the match's seed, not guessable
+        # Bomb windows, imitated when pacing (``_imitate_window``): how long recent ones kept
+        # the table waiting, when the last public event went out, when the open window began,
+        # whether the last event could have opened one, and whether events are held back.
+        self._windows = deque[float](maxlen=PACE_SAMPLES)
+        self._event_t = 0.0
+        self._window_from: float | None = None
+        self._opener = False
+        self._held = False
+        self._holding = False
         # seat -> (hand, failure) of a bomb window that reached the seat's strike limit
         self._deferred: dict[int, tuple[int, FailureKind]] = {}
         self._task: asyncio.Task[Any] | None = None
@@ -157,7 +174,9 @@ class Referee:
             if self._stop is not None:
                 raise _Stop
             self._publish_new()
+            self._holding = cfg.pace_forced
             await self._loop()
+            self._release()
             self._give_up_deferred(True)
             outcome = self._normal_outcome()
         except _Stop:
@@ -173,6 +192,7 @@ class Referee:
             for handle in self._grace.values():
                 handle.cancel()
             self._grace.clear()
+        self._release()
         self._outcome = outcome
         self.seq += 1
         self._send(TableEvent(self.seq, self.match.hand_no + 1, outcome=outcome))
@@ -254,6 +274,8 @@ class Referee:
         players = self.players
         clock = time.perf_counter
         while not m.over:
+            if pace:
+                await self._imitate_window()
             t0 = clock()  # the last event just went out: the other seats' clocks start
             if self._stop is not None:
                 raise _Stop
@@ -287,14 +309,16 @@ class Referee:
             a = answer.action
             window = ph is Phase.BOMB_WINDOW
             if pace and not window and type(a) is Play and a.kind == _PASS_KIND:
-                self._paces[s].append(clock() - t0)  # a public pass: what forced ones mimic
+                # a public pass: what forced ones mimic
+                self._paces[s].append((m.hands[s].bit_count(), clock() - t0))
             self._settle(s, obs, answer, window)
             self._time(at, s, answer.elapsed_ms, before)
 
     async def _pace(self, s: int, t0: float) -> None:
         """Waits until one of seat ``s``'s recent asked passes, drawn at random, would be in.
 
-        A seat that has not passed yet borrows another seat's passes.
+        The pass is drawn from those made holding about as many cards as the seat holds now
+        (``PACE_NEIGHBOURS``). A seat that has not passed yet borrows another seat's passes.
 
         An asked pass is timed from the previous event to its answer, all the referee's
         work included, so a paced pass costs the other seats the same time, whatever the
@@ -304,13 +328,57 @@ class Referee:
         paces = self._paces[s] or max(self._paces, key=len)
         if not paces:
             return  # nobody has passed yet: nothing to imitate
+        cards = self.match.hands[s].bit_count()
+        near = sorted(abs(held - cards) for held, _ in paces)
+        reach = near[min(PACE_NEIGHBOURS, len(near)) - 1]
+        pool = [took for held, took in paces if abs(held - cards) <= reach]
         clock = time.perf_counter
-        until = t0 + self._pace_rng.choice(paces)
+        until = t0 + self._pace_rng.choice(pool)
         coarse = until - _PACE_SPIN - clock()
         if coarse > 0:
             await asyncio.sleep(coarse)
         while clock() < until:
             await asyncio.sleep(0)
+
+    async def _imitate_window(self) -> None:
+        """Pauses where a bomb window could have opened but did not, as long as one of the
+        recent windows took, and releases the events held back meanwhile.
+
+        A seat asked in a private bomb window holds a bomb; while it declines, the table
+        waits with no public event. Without this the others would see that wait after a play
+        (before the next seat acts) or after a trick's last pass (before the trick is
+        collected: ``_send_events`` holds those events back), and learn that someone holds a
+        bomb. Windows not yet seen in the match are imitated by asked passes.
+        """
+        m = self.match
+        clock = time.perf_counter
+        if m.phase is Phase.BOMB_WINDOW:
+            if self._window_from is None:
+                self._window_from = self._event_t
+            self._opener = False
+            return
+        if self._window_from is not None:
+            self._windows.append(clock() - self._window_from)
+            self._window_from = None
+        could_open = self._held or (self._opener and m.phase is Phase.PLAY)
+        self._opener = False
+        if not could_open:
+            return
+        pool: Sequence[float] = self._windows or [t for seat in self._paces for _, t in seat]
+        if pool:
+            until = self._event_t + self._pace_rng.choice(pool)
+            coarse = until - _PACE_SPIN - clock()
+            if coarse > 0:
+                await asyncio.sleep(coarse)
+            while clock() < until:
+                await asyncio.sleep(0)
+        self._release()
+
+    def _release(self) -> None:
+        """Sends the events held back after a trick's last pass (see ``_imitate_window``)."""
+        if self._held:
+            self._held = False
+            self._publish_new()
 
     async def _simultaneous(self, phase: Phase) -> None:
         """Asks all four seats at once, then applies the answers in seat order."""
@@ -511,25 +579,43 @@ class Referee:
                 seat.notify(ev)
 
     def _publish_new(self) -> None:
-        """Sends the rules events since the last call, numbered."""
+        """Sends the rules events since the last call, numbered (while pacing, those after
+        a trick's last pass wait: ``_imitate_window``)."""
+        if self._held:
+            return
         m = self.match
         k = self._hand
         if k != m.hand_no:
-            self._send_events(m.log[k], k)
+            if self._send_events(m.log[k], k):
+                return
             self._hand = k = m.hand_no
             self._read = 0
             self.bank = [self.config.time.bank_ms_per_hand] * 4
         if len(m.events) > self._read:
             self._send_events(m.events, k)
 
-    def _send_events(self, events: Sequence[Event], k: int) -> None:
-        """Sends ``events[self._read:]`` of hand ``k`` as they are, each with its number."""
+    def _send_events(self, events: Sequence[Event], k: int) -> bool:
+        """Sends ``events[self._read:]`` of hand ``k`` as they are, each with its number.
+
+        Returns whether it held the rest back: while pacing, the events that follow a pass
+        in the same step (the trick's collection, with no bomb window before it).
+        """
         hand = k + 1
         i = self._read
-        self._read = len(events)
+        end = len(events)
+        self._read = end
         send = self._send
         seq = self.seq
-        for e in events[i:]:
+        holding = self._holding
+        if i < end:
+            self._event_t = time.perf_counter()
+            self._opener = events[end - 1][0] in _OPENERS
+        for j in range(i, end):
+            e = events[j]
+            if holding and j > i and events[j - 1][0] == _PASS_EVENT:
+                self._read = j
+                self._held = True
+                return True
             seq += 1
             if e[0] == _HAND_END:  # no later hand has ended: the totals are the match's
                 m = self.match
@@ -545,6 +631,7 @@ class Referee:
                 ev = _new(TableEvent, (seq, hand, e, None, None, None, _NO_SCORES, _NO_SCORES, -1))
             self.seq = seq
             send(ev)
+        return False
 
     # ------------------------------------------------------------------ outcomes
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from arena.referee import MatchRecord, TableEvent
 from arena.rules.errors import ArenaError
 from arena.server.app import ArenaServer
-from arena.server.manifest import Limits, Manifest
+from arena.server.manifest import CommandError, Limits, Manifest
 from arena.server.sandbox import Sandbox, bot_path, require_sandbox
 from arena.server.table import Table, TableSpec, TableState
 
@@ -80,11 +80,15 @@ class BotProcess:
         """Starts the process in its sandbox (its output to ``log``, or discarded)."""
         m = self.manifest
         self._cleanup()
-        argv = m.argv()
+        where = m.path or m.name
+        try:
+            argv = m.launch_argv()
+        except CommandError as e:
+            raise BotStartError(f"{where}: {e}") from None
         exe = argv[0] if "/" in argv[0] else shutil.which(argv[0], path=bot_path())
-        if exe is None or not os.access(m.cwd / exe, os.X_OK):
-            where = m.path or m.name
-            raise BotStartError(f"{where}: cannot start {argv!r} in {m.cwd}: no such program")
+        if exe is None or not os.access(exe, os.X_OK):
+            raise BotStartError(f"{where}: cannot start {m.argv()!r} in {m.cwd}: no such program")
+        argv[0] = exe
         launch = self.sandbox.launch(
             argv,
             cwd=m.cwd,
@@ -107,7 +111,6 @@ class BotProcess:
                 start_new_session=True,
             )
         except OSError as e:
-            where = m.path or m.name
             raise BotStartError(
                 f"{where}: cannot start {m.argv()!r} in {m.cwd}: {e.strerror or e}"
             ) from e

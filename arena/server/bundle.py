@@ -1,10 +1,13 @@
 """Bot bundles: a bot's folder and manifest as one content-hashed value that travels.
 
 A league or a cluster worker must play the bot that was submitted, not whatever lies at a
-path on some machine. ``bundle_of(manifest)`` packs the manifest's folder into a gzipped tar
-and names it by the SHA-256 of its files (paths and bytes, in sorted order); ``unpack`` writes
-a bundle into a cache folder, checks the hash of what it wrote, and returns the manifest there.
-A worker therefore refuses a bot whose files do not match the hash it was sent.
+path on some machine. ``bundle_of(manifest)`` packs the manifest's folder into a gzipped tar;
+its ``files_hash`` is the SHA-256 of its files (paths and bytes, in sorted order) and its
+``hash`` covers that, the manifest's path and the command and environment the bot is started
+with. ``unpack`` writes a bundle into a cache folder, checks both hashes against what it
+wrote and what it was sent, checks the command and environment by the manifest's own rules,
+and returns the manifest there. A worker therefore refuses a bot whose files, command or
+environment do not match the hash it was sent.
 
 Built-in bots (``example_bots``) are installed with the arena on every machine: their bundle
 carries no files, only the hash of the installed package, and ``unpack`` resolves the worker's
@@ -16,15 +19,24 @@ from __future__ import annotations
 import functools
 import hashlib
 import io
+import json
 import os
 import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from arena.rules.errors import ArenaError
-from arena.server.manifest import BUILTIN_DIR, Manifest, load_manifest
+from arena.server.manifest import BUILTIN_DIR, Manifest, check_env, load_manifest
 
-__all__ = ["MAX_BUNDLE_BYTES", "BotBundle", "BundleError", "bundle_of", "folder_hash", "unpack"]
+__all__ = [
+    "MAX_BUNDLE_BYTES",
+    "BotBundle",
+    "BundleError",
+    "bundle_hash",
+    "bundle_of",
+    "folder_hash",
+    "unpack",
+]
 
 MAX_BUNDLE_BYTES = 64 * 1024 * 1024
 """The largest bot folder a bundle carries (packed)."""
@@ -44,9 +56,10 @@ class BotBundle:
     """One bot as it travels: its name, content hash, manifest path and packed files.
 
     ``files`` is a gzipped tar of the bot's folder (``None`` for a built-in bot, which every
-    arena installation has); ``manifest`` is the manifest's path inside that folder.
-    ``command`` and ``env`` are the bot's as the sender configured it (an event's per-bot
-    ``env`` and ``args`` applied to its manifest's); the worker starts it with them.
+    arena installation has) and ``files_hash`` its files' hash; ``manifest`` is the
+    manifest's path inside that folder. ``command`` and ``env`` are the bot's as the sender
+    configured it (an event's per-bot ``env`` and ``args`` applied to its manifest's); the
+    worker starts it with them. ``hash`` covers all of these (``bundle_hash``).
     """
 
     name: str
@@ -56,6 +69,15 @@ class BotBundle:
     builtin: bool = False
     command: tuple[str, ...] = ()
     env: tuple[tuple[str, str], ...] = ()
+    files_hash: str = ""
+
+
+def bundle_hash(
+    files_hash: str, manifest: str, command: tuple[str, ...], env: tuple[tuple[str, str], ...]
+) -> str:
+    """The bundle's identity: its files' hash, its manifest's path, its command and env."""
+    text = json.dumps([files_hash, manifest, list(command), [list(kv) for kv in env]])
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _walk(folder: Path, skipped: frozenset[str] = _SKIPPED) -> list[Path]:
@@ -110,8 +132,16 @@ def bundle_of(manifest: Manifest) -> BotBundle:
     command, env = tuple(manifest.command), tuple(sorted(manifest.env.items()))
     if _is_builtin(manifest):
         rel = manifest.path.resolve().relative_to(BUILTIN_DIR).as_posix()
+        files_hash = _builtin_hash()
         return BotBundle(
-            manifest.name, _builtin_hash(), rel, None, builtin=True, command=command, env=env
+            manifest.name,
+            bundle_hash(files_hash, rel, command, env),
+            rel,
+            None,
+            builtin=True,
+            command=command,
+            env=env,
+            files_hash=files_hash,
         )
     folder = manifest.folder.resolve()
     try:
@@ -136,36 +166,53 @@ def bundle_of(manifest: Manifest) -> BotBundle:
             f" {MAX_BUNDLE_BYTES // 2**20} MiB a bundle may carry"
         )
     rel = manifest.path.resolve().relative_to(folder).as_posix()
-    return BotBundle(manifest.name, folder_hash(folder), rel, packed, command=command, env=env)
+    files_hash = folder_hash(folder)
+    return BotBundle(
+        manifest.name,
+        bundle_hash(files_hash, rel, command, env),
+        rel,
+        packed,
+        command=command,
+        env=env,
+        files_hash=files_hash,
+    )
 
 
 def unpack(bundle: BotBundle, cache: Path) -> Manifest:
     """Returns the bundle's manifest on this machine, unpacked under ``cache/<hash>/``.
 
     Raises:
-        BundleError: The files (or this machine's built-in bots) do not match the hash.
+        BundleError: The files (or this machine's built-in bots) do not match the hash, the
+            hash does not cover the manifest, command and environment sent, or those break
+            the manifest's rules.
     """
+    if bundle_hash(bundle.files_hash, bundle.manifest, bundle.command, bundle.env) != bundle.hash:
+        raise BundleError(
+            f"bot {bundle.name!r}: its manifest, command or environment differ from what its"
+            " hash covers; refused"
+        )
     if bundle.builtin:
         actual = _builtin_hash()
-        if actual != bundle.hash:
+        if actual != bundle.files_hash:
             raise BundleError(
                 f"built-in bot {bundle.name!r}: this machine's example_bots hash {actual[:12]}"
-                f" differs from the driver's {bundle.hash[:12]} (another arena version)"
+                f" differs from the driver's {bundle.files_hash[:12]} (another arena version)"
             )
         return _as_sent(load_manifest(BUILTIN_DIR / bundle.manifest), bundle)
     if bundle.files is None:
         raise BundleError(f"bot {bundle.name!r}: the bundle carries no files")
-    folder = cache / bundle.hash
-    if not folder.is_dir() or folder_hash(folder) != bundle.hash:
-        staging = cache / f".{bundle.hash}.{os.getpid()}"
+    folder = cache / bundle.files_hash
+    if not folder.is_dir() or folder_hash(folder) != bundle.files_hash:
+        staging = cache / f".{bundle.files_hash}.{os.getpid()}"
         staging.mkdir(parents=True, exist_ok=True)
         with tarfile.open(fileobj=io.BytesIO(bundle.files), mode="r:gz") as tar:
             tar.extractall(staging, filter="data")
         actual = folder_hash(staging)
-        if actual != bundle.hash:
+        if actual != bundle.files_hash:
+            _remove(staging)
             raise BundleError(
-                f"bot {bundle.name!r}: its files hash to {actual[:12]}, not {bundle.hash[:12]};"
-                " refused"
+                f"bot {bundle.name!r}: its files hash to {actual[:12]}, not"
+                f" {bundle.files_hash[:12]}; refused"
             )
         if folder.exists():
             _remove(folder)
@@ -174,12 +221,19 @@ def unpack(bundle: BotBundle, cache: Path) -> Manifest:
 
 
 def _as_sent(manifest: Manifest, bundle: BotBundle) -> Manifest:
-    """The unpacked manifest under the sender's name, command and environment."""
+    """The unpacked manifest under the sender's name, command and environment, checked by
+    the manifest's own rules (a plain environment, a program in the bot's view)."""
     update: dict[str, object] = {"name": bundle.name}
     if bundle.command:
         update["command"] = list(bundle.command)
         update["env"] = dict(bundle.env)
-    return manifest.model_copy(update=update)
+    sent = manifest.model_copy(update=update)
+    try:
+        check_env(sent.env)
+        sent.launch_argv()
+    except ValueError as e:
+        raise BundleError(f"bot {bundle.name!r}: {e}; refused") from None
+    return sent
 
 
 def _remove(folder: Path) -> None:

@@ -32,6 +32,7 @@ a built-in name (``random``, ``greedy``, ``heuristic``, ``search``), which means
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 import sys
 import tomllib
@@ -62,22 +63,84 @@ class ManifestError(ArenaError):
     """A manifest that cannot be read or is not valid; the message names file and field."""
 
 
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_RESERVED_ENV = ("TICHU_ARENA_", "PATH", "HOME", "TMPDIR")
+_ENV_NAME = re.compile(r"[A-Z][A-Z0-9_]{0,63}")
+_RESERVED_ENV = ("TICHU_ARENA_", "PATH", "HOME", "TMPDIR", "LANG")
+_HOOK_PREFIXES = (
+    "LD_", "DYLD_", "GCONV", "GLIBC_", "MALLOC_", "LC_",  # the loader and the C library
+    "BASH", "ZSH", "KSH",  # shells
+    "PYTHON", "NODE_", "NPM_", "PERL", "RUBY", "JAVA", "_JAVA", "JDK_", "LUA_",  # interpreters
+    "GRPC_", "OPENSSL_", "SSL_", "GIT_",  # libraries the runtime loads
+)  # fmt: skip
+_HOOK_NAMES = frozenset(
+    {"ENV", "IFS", "SHELLOPTS", "PS4", "PROMPT_COMMAND", "CDPATH", "LOCPATH", "NLSPATH",
+     "HOSTALIASES", "RES_OPTIONS", "LOCALDOMAIN", "TZDIR", "TERMINFO", "TERMCAP", "LANGUAGE"}
+)  # fmt: skip
+MAX_ENV = 64
+MAX_ENV_VALUE = 4096
 
 
 def check_env(env: Mapping[str, str]) -> dict[str, str]:
-    """A bot's extra environment, checked: variable names only, none the arena sets itself.
+    """A bot's extra environment, checked against an allow-list of plain variables.
+
+    A name is plain when it is upper case (``A-Z``, digits, ``_``) and belongs to no family
+    that a loader, shell, interpreter or library reads to run other code or files
+    (``LD_PRELOAD``, ``BASH_ENV``, ``PYTHONPATH``, ``NODE_OPTIONS``, ...), nor to the
+    variables the arena sets itself. Values are text without NUL, of bounded length.
 
     Raises:
-        ValueError: Naming the first variable that may not be set.
+        ValueError: Naming the first variable that may not be set, and why.
     """
-    for name in env:
+    if len(env) > MAX_ENV:
+        raise ValueError(f"at most {MAX_ENV} variables, got {len(env)}")
+    for name, value in env.items():
         if not _ENV_NAME.fullmatch(name):
-            raise ValueError(f"{name!r} is not a variable name")
+            raise ValueError(
+                f"{name!r} is not a plain variable name (upper-case letters, digits and _, "
+                "starting with a letter, at most 64)"
+            )
         if name.startswith(_RESERVED_ENV[0]) or name in _RESERVED_ENV[1:]:
             raise ValueError(f"{name!r} is set by the arena, not by the bot's configuration")
+        if name in _HOOK_NAMES or name.startswith(_HOOK_PREFIXES):
+            raise ValueError(
+                f"{name!r} is read by the loader, a shell or an interpreter to run other code "
+                "or files; a bot's env may set plain variables only (docs/security.md)"
+            )
+        if not isinstance(value, str) or "\0" in value or len(value) > MAX_ENV_VALUE:
+            raise ValueError(
+                f"{name!r}: a value is text of at most {MAX_ENV_VALUE} characters without NUL"
+            )
     return dict(env)
+
+
+class CommandError(ValueError):
+    """A manifest command that would run a program from outside the bot's folder."""
+
+
+def resolve_program(program: str, cwd: Path, folder: Path) -> str:
+    """Returns the absolute path of a command's program, checked to stay in the bot's view.
+
+    ``{python}`` is the running interpreter. A bare name (``node``) is looked up later on
+    the sandbox's ``PATH`` (the runtime's interpreters and the system's programs) and is
+    returned as it is. Any other name is a file relative to the bot's working directory
+    (or absolute) whose real path, symbolic links followed, must lie in the bot's folder.
+
+    Raises:
+        CommandError: The program lies outside the folder, or is not a usable name.
+    """
+    if program == "{python}":
+        return sys.executable
+    if "{" in program or "\0" in program:
+        raise CommandError(f"{program!r} is not a program name ({{python}} is the only token)")
+    if "/" not in program:
+        return program
+    real = Path(os.path.realpath(cwd / program))
+    root = Path(os.path.realpath(folder))
+    if not real.is_relative_to(root):
+        raise CommandError(
+            f"the program {program!r} resolves to {real}, outside the bot's folder {root}; a "
+            "command runs {python}, an interpreter on the PATH (node), or a file in the folder"
+        )
+    return str(real)
 
 
 class Limits(BaseModel):
@@ -149,6 +212,15 @@ class Manifest(BaseModel):
         exe = python or sys.executable
         return [part.replace("{python}", exe) for part in self.command]
 
+    def launch_argv(self) -> list[str]:
+        """The command as it is started: its program checked and resolved
+        (``resolve_program``), ``{python}`` replaced.
+
+        Raises:
+            CommandError: The program lies outside the bot's folder.
+        """
+        return [resolve_program(self.command[0], self.cwd, self.folder), *self.argv()[1:]]
+
     @property
     def entry(self) -> str | None:
         """``module:Class`` when the bot is run by ``sdk.run`` (what ``--in-process`` loads)."""
@@ -170,7 +242,7 @@ def load_manifest(path: Path) -> Manifest:
     if "path" in data:
         raise ManifestError(f"{path}: field 'path': unknown field")
     try:
-        return Manifest.model_validate({**data, "path": path.resolve()})
+        manifest = Manifest.model_validate({**data, "path": path.resolve()})
     except ValidationError as e:
         problems = []
         for err in e.errors():
@@ -178,6 +250,11 @@ def load_manifest(path: Path) -> Manifest:
             msg = "unknown field" if err["type"] == "extra_forbidden" else err["msg"]
             problems.append(f"field {loc!r}: {msg}")
         raise ManifestError(f"{path}: " + "; ".join(problems)) from None
+    try:
+        manifest.launch_argv()
+    except CommandError as e:
+        raise ManifestError(f"{path}: field 'command': {e}") from None
+    return manifest
 
 
 def resolve_bot(spec: str) -> Manifest:

@@ -236,6 +236,20 @@ def _inside(path: Path, roots: Sequence[Path]) -> bool:
     return any(path == r or r in path.parents for r in roots)
 
 
+def _system_program(program: str) -> Path | None:
+    """The real path of ``program`` when it is one of the sandbox ``PATH``'s programs.
+
+    Only such a program's folder may join the view (an interpreter installed outside
+    ``/usr``); a program anywhere else is seen, if at all, through the bot's own folder.
+    """
+    found = shutil.which(program, path=bot_path())
+    if found is None:
+        return None
+    real = Path(os.path.realpath(found))
+    dirs = {Path(os.path.realpath(d)) for d in bot_path().split(":")}
+    return real if real.parent in dirs or Path(found).parent in dirs else None
+
+
 def _bwrap_view(
     argv: Sequence[str],
     cwd: Path,
@@ -258,9 +272,9 @@ def _bwrap_view(
         args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
     binds: list[Path] = []
     extra = [folder.resolve()]
-    exe = shutil.which(argv[0], path=bot_path()) if argv else None
-    if exe is not None:
-        extra.append(Path(os.path.realpath(exe)).parent)
+    program = _system_program(argv[0]) if argv else None
+    if program is not None:
+        extra.append(program.parent)
     for p in [*runtime_paths(), *extra]:
         if not _inside(p, [Path("/usr"), *binds]):
             binds.append(p)
@@ -272,7 +286,8 @@ def _bwrap_view(
                 made.add(d)
                 args.extend(["--perms", "0755", "--dir", str(d)])
 
-    args += ["--size", str(limits.tmp_mb << 20), "--tmpfs", "/tmp"]
+    # Writable by the bot's own uid (sticky, like any /tmp), capped at ``tmp_mb``.
+    args += ["--perms", "1777", "--size", str(limits.tmp_mb << 20), "--tmpfs", "/tmp"]
     for p in sorted(binds, key=lambda p: len(p.parts)):
         parents(p)
         args += ["--ro-bind", str(p), str(p)]

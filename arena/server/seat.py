@@ -18,6 +18,7 @@ and every decision, for tools that time or disturb a table (``arena kit check-bo
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 from collections import deque
 from collections.abc import Sequence
@@ -68,12 +69,19 @@ class StreamOwner(Protocol):
         """The stream ended or broke."""
 
 
+_CONNECTIONS = itertools.count(1)
+
+
 class Stream:
     """One ``Referee.Play`` call: an outbox drained by the call's handler, and its reader."""
 
     def __init__(self, context: Context, hello: pb.Hello) -> None:
         self.context = context
-        self.peer: str = context.peer() if context is not None else "memory"
+        # The address and this referee's number for the connection: a Unix socket's peer
+        # is "unix:" for every bot, so the number tells a resumed seat's owner from a thief.
+        serial = next(_CONNECTIONS)
+        address = context.peer() if context is not None else "memory"
+        self.peer: str = f"{address} (connection {serial})"
         self.name = hello.bot_name[:64]
         self.results_only = hello.results_only
         self.owner: StreamOwner | None = None

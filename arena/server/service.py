@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
+from collections import deque
+from collections.abc import Callable
 
 import grpc
 from google.protobuf.message import DecodeError
@@ -23,8 +26,47 @@ from arena.server.table import TableManager
 from arena.wire import PROTOCOL_VERSION, pb
 
 SERVICE = "tichu.arena.v1.Referee"
+
+GUESS_WINDOW_S = 60.0
+"""How long a failed credential counts against its peer."""
+GUESS_FREE = 3
+"""Failed credentials a peer may make within the window before its refusals are slowed."""
+GUESS_DELAY_S = 0.25
+"""The delay of the first slowed refusal; each further failure doubles it, up to the max."""
+GUESS_DELAY_MAX_S = 5.0
+GUESS_HELD_MAX = 1024
+"""Slowed refusals held at once; past it a refusal is answered at once (no call piles up)."""
 _VERSION = re.compile(r"(\d+)\.(\d+)\.(\d+)(?:[-+][0-9A-Za-z.+-]*)?")
 _MAJOR = int(PROTOCOL_VERSION.split(".")[0])
+
+
+class Guesses:
+    """Failed credentials (unknown seat tokens and bot keys) by peer, to slow guessing.
+
+    A peer's first ``GUESS_FREE`` failures within ``GUESS_WINDOW_S`` are refused at once;
+    each one after waits ``GUESS_DELAY_S``, doubling, up to ``GUESS_DELAY_MAX_S``, before
+    its refusal. Honest streams never fail a credential, so they are never slowed; a peer
+    is an address, so all sandboxed bots (one Unix socket) count as one guesser.
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self.held = 0
+        self._failed: dict[str, deque[float]] = {}
+
+    def delay(self, peer: str) -> float:
+        """Counts a failure of ``peer`` (by host: a client's port changes with every call);
+        returns how long to wait before refusing it."""
+        now = self.clock()
+        host = peer.rsplit(":", 1)[0] if peer.startswith(("ipv4:", "ipv6:")) else peer
+        times = self._failed.setdefault(host, deque())
+        while times and times[0] < now - GUESS_WINDOW_S:
+            times.popleft()
+        times.append(now)
+        over = len(times) - GUESS_FREE
+        if over <= 0 or self.held >= GUESS_HELD_MAX:
+            return 0.0
+        return min(GUESS_DELAY_MAX_S, GUESS_DELAY_S * 2.0 ** min(over - 1, 16))
 
 
 def parse_hello(data: bytes) -> pb.Hello:
@@ -68,6 +110,7 @@ class RefereeService:
         self.lobby = lobby
         self.hello_timeout_s = hello_timeout_s
         self.refused: list[tuple[str, grpc.StatusCode, str]] = []  # (peer, code, message)
+        self.guesses = Guesses()
 
     def handler(self) -> grpc.GenericRpcHandler:
         """The generic handler to add to a ``grpc.aio`` server (bytes in, bytes out)."""
@@ -119,5 +162,14 @@ class RefereeService:
         self.lobby.join(stream, hello.bot_key)
 
     async def _refuse(self, context: Context, refused: Refused) -> None:
-        self.refused.append((context.peer(), refused.code, refused.message))
+        peer = context.peer()
+        self.refused.append((peer, refused.code, refused.message))
+        if refused.code is grpc.StatusCode.UNAUTHENTICATED:  # a wrong token or key: slowed
+            wait = self.guesses.delay(peer)
+            if wait > 0:
+                self.guesses.held += 1
+                try:
+                    await asyncio.sleep(wait)
+                finally:
+                    self.guesses.held -= 1
         await context.abort(refused.code, refused.message)

@@ -34,6 +34,7 @@ __all__ = [
     "BoardPlay",
     "board_plays",
     "board_seed",
+    "derived_secret",
     "keyed_seed",
     "new_secret",
     "play_seed",
@@ -72,6 +73,12 @@ def keyed_seed(secret: bytes, tag: str, *parts: int, bits: int = 128) -> int:
     text = ":".join([_KEY_DOMAIN, tag, *(str(part) for part in parts)])
     digest = hmac.new(secret, text.encode(), hashlib.sha256).digest()
     return int.from_bytes(digest[: bits // 8], "big")
+
+
+def derived_secret(secret: bytes, tag: str, *parts: int) -> bytes:
+    """Returns the secret of a part (a league's round, a gate) keyed by its parent's secret:
+    whoever holds the parent reproduces it; nobody else can guess it."""
+    return keyed_seed(secret, tag, *parts, bits=8 * SECRET_BYTES).to_bytes(SECRET_BYTES, "big")
 
 
 def _seed(secret: bytes | None, tag: str, *parts: int, bits: int = 128) -> int:

@@ -136,6 +136,9 @@ class GateConfig:
         decision_ms: The time allowed per decision (``TimeControl.decision_ms``).
         seed: Event seed (deals and bot seeds); the same seed replays the same boards, whose
             deals anyone knowing the seed can compute. None: a secret (docs/security.md).
+        secret: The secret a new gate event's deals derive from (a league's gate passes one
+            derived from its own); None draws a fresh one. A kept database's stored secret
+            wins, so a continued gate plays on with its boards.
         db: SQLite results file (kept, resumable); None uses a temporary folder.
         cluster: Play on Dask (``tcp://HOST:8786`` or ``local:N``); None plays here.
         allow_unsandboxed: Run the bots in a sandbox below ``full`` when the host can make
@@ -156,6 +159,7 @@ class GateConfig:
     jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
     decision_ms: int = 1000
     seed: int | None = None
+    secret: bytes | None = field(default=None, repr=False)
     db: Path | None = None
     cluster: str | None = None
     allow_unsandboxed: bool = False
@@ -178,6 +182,8 @@ class GateConfig:
             )
         if self.jobs < 1:
             problems.append(f"jobs must be at least 1, got {self.jobs}")
+        if self.seed is not None and self.secret is not None:
+            problems.append("a gate's deals come from a seed or from a secret, not both")
         if not 1 <= self.decision_ms <= 3_600_000:
             problems.append(f"decision_ms must be in 1..3600000, got {self.decision_ms}")
         if problems:
@@ -234,6 +240,7 @@ class GateReport:
     db: Path | None
     bot_failures: tuple[FailureRow, ...] = ()
     interrupted_by: int | None = None  # the signal that stopped the run before a decision
+    mirror_pairs: int = 0  # board pairs whose two plays' margins cancel
 
     @property
     def verdict(self) -> SprtVerdict:
@@ -266,22 +273,51 @@ class GateReport:
         """One paragraph for people: verdict, Elo with interval, LLR and boards."""
         c = self.config
         e = self.estimate
+        clear = " by a clear answer" if self.result.clear else ""
         verdict = {
-            SprtVerdict.ACCEPT_H1: f"PASS: H1 accepted (Elo >= {c.elo1:g} more likely)",
-            SprtVerdict.ACCEPT_H0: f"FAIL: H0 accepted (Elo <= {c.elo0:g} more likely)",
-            SprtVerdict.INCONCLUSIVE: f"FAIL: inconclusive after {c.max_boards} boards",
+            SprtVerdict.ACCEPT_H1: f"PASS: H1 accepted{clear} (Elo >= {c.elo1:g} more likely)",
+            SprtVerdict.ACCEPT_H0: f"FAIL: H0 accepted{clear} (Elo <= {c.elo0:g} more likely)",
+            SprtVerdict.INCONCLUSIVE: f"FAIL: inconclusive after {c.max_boards} boards"
+            f" ({self.interval_reading()})",
             SprtVerdict.CONTINUE: "INTERRUPTED: no decision yet",
         }[self.verdict]
         points = ""
         if self.points is not None:
             mean, low, high = self.points
             points = f", {mean:+.1f} points/board [{low:+.1f}, {high:+.1f}]"
+        mirrored = ""
+        if self.mirrored:
+            mirrored = (
+                f"; the two sides mirrored each other on all {self.result.pairs} boards (each"
+                " pair's plays cancel): no evidence of a difference"
+            )
         return (
             f"{verdict}; Elo {_num(e.elo)} [{_num(e.lower)}, {_num(e.upper)}] (95%)"
             f"{points}; LLR {self.result.llr:+.2f} ({self.result.lower_bound:+.2f}, "
             f"{self.result.upper_bound:+.2f}); {self.result.pairs} boards, "
-            f"pentanomial {list(self.counts)}, {self.seconds:.1f} s"
+            f"pentanomial {list(self.counts)}, {self.seconds:.1f} s{mirrored}"
         )
+
+    @property
+    def mirrored(self) -> bool:
+        """Whether every board pair cancelled (margin 0): deterministic bots that play alike
+        mirror each board, which is no evidence of a difference, not a measured 0."""
+        return self.result.pairs > 0 and self.mirror_pairs == self.result.pairs
+
+    def interval_reading(self) -> str:
+        """What the Elo interval says about the hypotheses, for a gate stopped undecided."""
+        c = self.config
+        e = self.estimate
+        where = f"the 95% interval [{_num(e.lower)}, {_num(e.upper)}]"
+        if e.upper < c.elo0:
+            return f"{where} lies below elo0 = {c.elo0:g}: the candidate is very likely worse"
+        if e.lower > c.elo1:
+            return f"{where} lies above elo1 = {c.elo1:g}: the candidate is very likely better"
+        if e.lower > c.elo0:
+            return f"{where} lies above elo0 = {c.elo0:g}: very likely not worse than that"
+        if e.upper < c.elo1:
+            return f"{where} lies below elo1 = {c.elo1:g}: very likely not that much better"
+        return f"{where} holds both elo0 and elo1: more boards are needed"
 
     def to_json(self) -> dict[str, Any]:
         """Returns the JSON report (infinite interval ends become null)."""
@@ -301,6 +337,7 @@ class GateReport:
             "bounds": [r.lower_bound, r.upper_bound],
             "llr": r.llr,
             "verdict": r.verdict.value,
+            "clear_answer": r.clear,
             "passed": self.passed,
             "exit_code": self.exit_code,
             "boards": r.pairs,
@@ -308,12 +345,16 @@ class GateReport:
             "min_pairs": c.min_pairs,
             "plays": self.plays,
             "pentanomial": list(self.counts),
+            "mirrored": self.mirrored,
             "elo": {
                 "estimate": _finite(e.elo),
                 "lower": _finite(e.lower),
                 "upper": _finite(e.upper),
                 "level": 0.95,
             },
+            "interval_reading": self.interval_reading()
+            if r.verdict is SprtVerdict.INCONCLUSIVE
+            else None,
             "points_per_board": None
             if self.points is None
             else {
@@ -389,7 +430,7 @@ def run_gate(config: GateConfig, on_look: Callable[[GateLook], None] | None = No
     with _database(config.db) as path, EventStore(path) as store:
         _keep_settings(path, _settings(config, spec))
         try:
-            plan = store.plan(spec)
+            plan = store.plan(spec, secret=config.secret)
         except EventFileError as e:
             raise GateError(_bot_problems(e, config.mixed)) from None
         try:
@@ -438,6 +479,7 @@ def run_gate(config: GateConfig, on_look: Callable[[GateLook], None] | None = No
             db=config.db,
             bot_failures=bot_failures(store.hands(EVENT_NAME)),
             interrupted_by=None if watcher.decided else runner.stopped_by,
+            mirror_pairs=mirror_pairs(outcomes, CANDIDATE[0]),
         )
 
 
@@ -550,7 +592,8 @@ def points_per_board(
 ) -> tuple[float, float, float] | None:
     """Returns the mean pair margin ``(d⁽⁰⁾ + d⁽¹⁾)/2`` of ``bot``'s team and its interval.
 
-    None with fewer than two complete pairs.
+    None with fewer than two complete pairs, or when every pair has the same margin (bots
+    that mirror each other): a sample without spread gives no interval, not one of width 0.
     """
     margins: list[float] = []
     for first, second in board_pairs(hands):
@@ -559,7 +602,7 @@ def points_per_board(
             continue
         sign = 1.0 if team == "A" else -1.0
         margins.append(sign * (first.margin + second.margin) / 2.0)
-    if len(margins) < 2:
+    if len(margins) < 2 or len(set(margins)) == 1:
         return None
     mean = statistics.fmean(margins)
     half = (
@@ -568,6 +611,17 @@ def points_per_board(
         / math.sqrt(len(margins))
     )
     return mean, mean - half, mean + half
+
+
+def mirror_pairs(hands: Sequence[HandOutcome], bot: str) -> int:
+    """Counts ``bot``'s complete board pairs whose two plays cancel: the margin of one is
+    minus the other's, so the pair is tied at margin 0 (what a deterministic bot playing a
+    copy of itself gives on every board)."""
+    return sum(
+        1
+        for first, second in board_pairs(hands)
+        if first.team_of(bot) is not None and first.margin + second.margin == 0
+    )
 
 
 def look_line(look: GateLook) -> str:

@@ -165,7 +165,7 @@ def _describe_event(board: Leaderboard) -> str:
 
 def seed_text(seed: int | None) -> str:
     """How an event's deals were drawn: a public seed, or its secret (never shown)."""
-    return "secret deals" if seed is None else f"seed {seed}"
+    return "secret deals" if seed is None else f"public seed {seed}"
 
 
 def _progress(board: Leaderboard) -> str:

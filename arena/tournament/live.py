@@ -6,7 +6,8 @@ private failure (a bomb window's) and every hand, exchange or legal list never r
 feed, so the file holds no hidden card, and nothing in it can act on the table. ``arena web``
 tails these files to show live tables (docs/web.md).
 
-Layout: ``<db>.live/<event>/<ordinal>.jsonl``, the first line a ``header`` (the play's round,
+Layout: ``<db>.live/<event>/<ordinal>.jsonl`` (folders and files readable by their owner
+alone), the first line a ``header`` (the play's round,
 table, board, rotation and seat names), then one line per table event in ``seq`` order, the
 last a ``match_end``. The file is flushed when a trick is collected and when a hand or the
 match ends: a spectator sees no more (the default delay) and the runner pays one write per
@@ -16,6 +17,7 @@ trick, not one per event.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
@@ -126,8 +128,10 @@ class LiveFeed:
 
     def _open(self, play: PlannedPlay) -> None:
         path = live_path(self.db, self.event, play.ordinal)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = path.open("w", encoding="utf-8")
+        for folder in (path.parent.parent, path.parent):
+            folder.mkdir(mode=0o700, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        self._file = os.fdopen(fd, "w", encoding="utf-8")
         header = {
             "type": "header",
             "event": self.event,

@@ -506,18 +506,23 @@ class EventStore:
         names = ", ".join(e.name for e in known) or "none"
         raise StoreError(f"{self.path}: no event {ref!r} (events: {names})")
 
-    def plan(self, spec: EventSpec, book: DealBook | None = None) -> EventPlan:
-        """Plans ``spec`` with its stored secret, or a fresh one for a new event without a seed.
+    def plan(
+        self, spec: EventSpec, book: DealBook | None = None, *, secret: bytes | None = None
+    ) -> EventPlan:
+        """Plans ``spec`` with its stored secret; a new event without a seed gets ``secret``
+        (one derived from a league's or a caller's secret), else a fresh one.
 
         Raises:
             EventFileError: As ``plan_event``.
         """
-        secret: bytes | None = None
         if spec.seed is None:
             row = self._conn.execute(
                 "SELECT secret FROM events WHERE name = ?", (spec.name,)
             ).fetchone()
-            secret = bytes.fromhex(row[0]) if row is not None and row[0] else None
+            if row is not None and row[0]:
+                secret = bytes.fromhex(row[0])
+        else:
+            secret = None
         return plan_event(spec, book, secret=secret)
 
     def create_event(self, spec: EventSpec, plan: EventPlan, *, created: str | None = None) -> int:

@@ -147,17 +147,25 @@ def create_app(dbs: Sequence[Path], *, delay: str = "trick", poll_s: float = 0.5
         flt = GameFilter(bot, round, board, result, failures)
         return {"event": name, **d.games(name, flt, offset, limit)}
 
-    def check_view(view: str) -> None:
+    def check_view(view: str, d: EventData | None = None, name: str = "", play: int = 0) -> None:
+        """Refuses an unknown view, and any view but the spectator's of a board in play."""
         if view not in PERSPECTIVES:
             raise HTTPException(422, f"view {view!r}: use one of {', '.join(PERSPECTIVES)}")
+        if view != "spectator" and d is not None and d.board_in_play(name, play):
+            raise HTTPException(
+                403,
+                f"play {play}'s board is still being played at another table, which holds the"
+                " same cards: its hands are hidden until every play of the board ends (the"
+                " spectator view is open)",
+            )
 
     @app.get("/api/replay")
     def replay_api(
         db: int = 0, event: str | None = None, play: int = 0, view: str = "spectator"
     ) -> dict[str, Any]:
-        check_view(view)
         d = pick(db)
         name = event_name(d, event)
+        check_view(view, d, name, play)
         tl = d.timeline(name, play)
         return {
             "event": name,
@@ -177,11 +185,12 @@ def create_app(dbs: Sequence[Path], *, delay: str = "trick", poll_s: float = 0.5
     ) -> dict[str, Any]:
         """Step ``step`` in ``view``'s count; with ``from``, step ``step`` of that view's count
         (the same moment, or the last one ``view`` may see before it)."""
-        check_view(view)
         d = pick(db)
-        tl = d.timeline(event_name(d, event), play)
+        name = event_name(d, event)
+        check_view(view, d, name, play)
+        tl = d.timeline(name, play)
         if since is not None:
-            check_view(since)
+            check_view(since, d, name, play)
             moments = tl.visible(since)
             step = tl.position(view, moments[min(step, len(moments) - 1)])
         return tl.view(min(step, len(tl.visible(view)) - 1), view)

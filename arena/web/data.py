@@ -353,6 +353,16 @@ class EventData:
                 self._timelines.popitem(last=False)
         return timeline
 
+    def board_in_play(self, event: str, ordinal: int) -> bool:
+        """Whether a play of the same board as play ``ordinal`` is not recorded yet: its
+        other rotations deal the same cards, so no hand of the board may be shown."""
+        with self.store() as store:
+            plays = store.plays(event)
+        mine = next((p for p in plays if p.play.ordinal == ordinal), None)
+        if mine is None:
+            raise NotFound(f"event {event!r} has no play {ordinal}")
+        return any(p.play.board == mine.play.board and not p.done for p in plays)
+
     def board_plays(self, event: str, ordinal: int) -> list[dict[str, Any]]:
         """The recorded plays of the same board as play ``ordinal`` (itself first)."""
         with self.store() as store:

@@ -274,8 +274,10 @@ class Timeline:
             "seat": seat,
             "phase": before.phase.name.lower(),
             "chosen": action_text(self.replay.seats[seat], action, not full),
-            "asked": think is not None,
-            "think_ms": think.ms if think is not None else None,
+            # Whether the seat was asked (and how long it thought) tells which answers were
+            # forced, so what it held: its own and the all-cards view alone see it.
+            "asked": (think is not None) if full else None,
+            "think_ms": think.ms if think is not None and full else None,
             "failures": [
                 {"kind": f.get("kind"), "outcome": f.get("outcome"), "detail": f.get("detail")}
                 for f in self.failures.get(index, [])

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.ratings import ELO_PER_NAT, HandOutcome, RatingError, fit_ratings
+from arena.ratings import ELO_PER_NAT, HandOutcome, RatingError, fit_margins, fit_ratings
 from arena.ratings.bradley_terry import _Likelihood
 
 # Wh(8) from §1.3: Z7 + ∞ (label 7), base round (∞ 3 2 0) (1 4 6 5), seats N E S W.
@@ -302,3 +302,22 @@ def test_firth_penalty_keeps_a_perfect_record_finite_without_a_prior() -> None:
     assert fit.ranking()[0] == "A"
     lower, upper = fit.interval("A")
     assert 0.0 < lower < fit.rating("A") < upper < 5000.0
+
+
+def test_mirrored_boards_are_no_evidence_not_a_zero_width_interval() -> None:
+    """Issue 24: copies of a deterministic bot mirror each board (the second play's margin is
+    minus the first's); the fit gave [+0, +0] after 48 hands. It now says what they are."""
+    seats = ("a", "b", "a", "b")
+    hands = []
+    for board in range(24):
+        margin = (board * 37) % 400 - 200
+        hands.append(HandOutcome(str(board), seats, 100 + margin, 100 - margin, 0))
+        hands.append(HandOutcome(str(board), seats, 100 - margin, 100 + margin, 1))
+    for fit in (fit_ratings, fit_margins):
+        with pytest.raises(RatingError, match=r"all 24 boards mirrored.*no evidence"):
+            fit(hands)
+    # Boards that do not cancel are evidence, and the fit goes ahead.
+    uneven = [*hands[:-3], hands[-2], HandOutcome("22", seats, 60, 140, 1)]
+    uneven.append(HandOutcome("23", seats, 120, 80, 1))
+    assert fit_ratings(uneven).interval("a")[1] > fit_ratings(uneven).interval("a")[0]
+    assert fit_margins(uneven).stderr("a") > 0

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -147,6 +148,7 @@ def test_a_stolen_token_takes_the_seat_on_record(run: Run) -> None:
         (2, FailureKind.DISCONNECT, FailureOutcome.RECONNECTED)
     ]
     assert took[0].detail.startswith(("resumed from ipv", "resumed from unix:"))
+    assert re.search(r"resumed from \S+ \(connection \d+\)", took[0].detail), took[0].detail
     log = (run.logs / "thief" / "seat0-stub.log").read_text()
     assert "thief: JOINED seat 2" in log
 

@@ -4,6 +4,7 @@ and resumed, and bot bundles that a worker refuses when their files do not match
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.server.bundle import BundleError, bundle_of, folder_hash, unpack
+from arena.server.bundle import BundleError, bundle_hash, bundle_of, folder_hash, unpack
 from arena.server.manifest import load_manifest, resolve_bot
 from arena.tournament.cluster import DaskExecutor
 from arena.tournament.model import load_event, plan_event
@@ -233,22 +234,52 @@ def test_a_bundle_whose_files_differ_from_its_hash_is_refused(tmp_path: Path) ->
     (bot / "bot.py").write_text("print('hello')\n", encoding="utf-8")
     (bot / "bot.toml").write_text('name = "mine"\ncommand = ["{python}", "bot.py"]\n')
     bundle = bundle_of(load_manifest(bot / "bot.toml"))
-    assert bundle.hash == folder_hash(bot) and not bundle.builtin
+    assert bundle.files_hash == folder_hash(bot) and not bundle.builtin
     manifest = unpack(bundle, tmp_path / "cache")
-    assert manifest.cwd == (tmp_path / "cache" / bundle.hash).resolve()
+    assert manifest.cwd == (tmp_path / "cache" / bundle.files_hash).resolve()
     assert (manifest.cwd / "bot.py").read_text() == "print('hello')\n"
     (bot / "bot.py").write_text("print('changed')\n", encoding="utf-8")
     changed = bundle_of(load_manifest(bot / "bot.toml"))
     assert changed.hash != bundle.hash
-    forged = type(bundle)(bundle.name, bundle.hash, bundle.manifest, changed.files)
+    forged = dataclasses.replace(bundle, files=changed.files)
     with pytest.raises(BundleError, match="refused"):
         unpack(forged, tmp_path / "other-cache")
 
 
+def test_a_bundle_hash_covers_the_command_and_environment(tmp_path: Path) -> None:
+    bot = tmp_path / "mine"
+    bot.mkdir()
+    (bot / "bot.py").write_text("print('hello')\n", encoding="utf-8")
+    (bot / "bot.toml").write_text('name = "mine"\ncommand = ["{python}", "bot.py"]\n')
+    bundle = bundle_of(load_manifest(bot / "bot.toml").configured({"LEVEL": "2"}, ["--x"]))
+    assert bundle.command == ("{python}", "bot.py", "--x") and bundle.env == (("LEVEL", "2"),)
+    # The same files with another command or environment: another bundle, refused as sent.
+    for change in ({"command": ("/bin/sh", "-c", "id")}, {"env": (("LEVEL", "3"),)}):
+        with pytest.raises(BundleError, match="differ from what its hash covers"):
+            unpack(dataclasses.replace(bundle, **change), tmp_path / "cache")  # type: ignore[arg-type]
+    # A sender that hashes a hook variable or a program outside the folder is refused too.
+    hooked = (("LD_PRELOAD", "/tmp/x.so"),)
+    outside = ("/bin/sh", "-c", "id")
+    for command, env in ((bundle.command, hooked), (outside, bundle.env)):
+        forged = dataclasses.replace(
+            bundle,
+            command=command,
+            env=env,
+            hash=bundle_hash(bundle.files_hash, bundle.manifest, command, env),
+        )
+        with pytest.raises(BundleError, match="refused"):
+            unpack(forged, tmp_path / "cache")
+
+
 def test_a_built_in_bot_travels_by_hash_alone() -> None:
     bundle = bundle_of(resolve_bot("greedy"))
-    assert bundle.builtin and bundle.files is None and len(bundle.hash) == 64
-    forged = type(bundle)("greedy", "0" * 64, bundle.manifest, None, builtin=True)
+    assert bundle.builtin and bundle.files is None and len(bundle.files_hash) == 64
+    other = "0" * 64
+    forged = dataclasses.replace(
+        bundle,
+        files_hash=other,
+        hash=bundle_hash(other, bundle.manifest, bundle.command, bundle.env),
+    )
     with pytest.raises(BundleError, match="another arena version"):
         unpack(forged, Path("/nonexistent"))
 
@@ -270,7 +301,7 @@ def test_the_built_in_bots_hash_is_that_of_their_sources_alone(tmp_path: Path) -
         target = sources / Path(rel).relative_to("example_bots")
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes((ROOT / rel).read_bytes())
-    assert bundle_of(resolve_bot("greedy")).hash == folder_hash(sources)
+    assert bundle_of(resolve_bot("greedy")).files_hash == folder_hash(sources)
 
 
 def test_a_bot_whose_code_lies_outside_its_folder_cannot_travel(tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ from arena.tournament.gate import (
     GateReport,
     build_event_data,
     junit_xml,
+    mirror_pairs,
     points_per_board,
     run_gate,
 )
@@ -65,7 +66,7 @@ def test_heuristic_beats_random_quickly_and_resumes(tmp_path: Path) -> None:
     db = tmp_path / "gate.sqlite"
     args = (
         "--candidate", "heuristic", "--baseline", "random", "--preset", "gain",
-        "--max-boards", "60", "--min-pairs", "10", "--db", db,
+        "--max-boards", "60", "--db", db,
         "--json", tmp_path / "gate.json", "--junit", tmp_path / "gate.xml",
     )  # fmt: skip
     code, out, err, seconds = gate_cli(*args)
@@ -77,10 +78,12 @@ def test_heuristic_beats_random_quickly_and_resumes(tmp_path: Path) -> None:
     assert data["verdict"] == "H1" and data["passed"] and data["exit_code"] == 0
     assert (data["elo0"], data["elo1"]) == PRESETS["gain"]
     assert data["mode"] == "standard" and data["candidate"] == "heuristic"
-    assert 10 <= data["boards"] <= 60
+    assert 1 <= data["boards"] <= 60 and data["min_pairs"] == 1
     assert sum(data["pentanomial"]) == data["boards"]
     assert data["plays"] >= 2 * data["boards"]
-    assert data["llr"] >= data["bounds"][1] > 0 > data["bounds"][0]
+    assert data["bounds"][1] > 0 > data["bounds"][0]
+    # Decided by the LLR or, for an answer this clear, by the clear-answer test.
+    assert data["llr"] >= data["bounds"][1] or data["clear_answer"]
     assert data["elo"]["lower"] > data["elo1"]
     upper = data["elo"]["upper"]  # null when the interval reaches a score of 1
     assert data["elo"]["lower"] < data["elo"]["estimate"] < (upper or float("inf"))
@@ -155,7 +158,16 @@ def test_bad_manifest_is_an_error_with_a_clear_message(tmp_path: Path) -> None:
     [
         ("--candidate", "random"),  # --baseline missing: click alone would exit 2
         ("--candidate", "random", "--baseline", "no-such-bot"),
-        ("--candidate", "random", "--baseline", "random", "--max-boards", "50"),
+        (
+            "--candidate",
+            "random",
+            "--baseline",
+            "random",
+            "--max-boards",
+            "50",
+            "--min-pairs",
+            "99",
+        ),
         ("--candidate", "random", "--baseline", "random", "--elo0", "5", "--elo1", "0"),
     ],
 )
@@ -297,7 +309,8 @@ def test_ctrl_c_prints_the_command_that_resumes_and_another_preset_is_refused(
 
 def test_config_rejects_a_cap_below_the_minimum() -> None:
     with pytest.raises(GateError, match="below the 100 pairs"):
-        GateConfig("random", "random", 0.0, 10.0, max_boards=99)
+        GateConfig("random", "random", 0.0, 10.0, max_boards=99, min_pairs=100)
+    assert GateConfig("random", "random", 0.0, 10.0, max_boards=1).min_pairs == 1  # no floor
 
 
 def test_event_uses_jobs_tables_and_covers_the_cap() -> None:
@@ -311,11 +324,66 @@ def test_event_uses_jobs_tables_and_covers_the_cap() -> None:
     assert seats == ["heuristic", "random", "heuristic", "random"]
 
 
-def _report(verdict: SprtVerdict) -> GateReport:
-    estimate = EloEstimate(elo=3.0, lower=-1.0, upper=float("inf"), pairs=120)
+def _report(
+    verdict: SprtVerdict, lower: float = -1.0, upper: float = float("inf"), mirrors: int = 0
+) -> GateReport:
+    estimate = EloEstimate(elo=3.0, lower=lower, upper=upper, pairs=120)
     result = SprtResult(120, 0.5, -2.944, 2.944, verdict, estimate)
     config = GateConfig("cand.toml", "heuristic", -10.0, 0.0, max_boards=120)
-    return GateReport(config, result, (1, 2, 3, 4, 110), None, 240, {"timeout": 2}, 1.5, None)
+    return GateReport(
+        config,
+        result,
+        (1, 2, 3, 4, 110),
+        None,
+        240,
+        {"timeout": 2},
+        1.5,
+        None,
+        mirror_pairs=mirrors,
+    )
+
+
+@pytest.mark.parametrize(
+    ("lower", "upper", "reading"),
+    [
+        (-412.0, -163.0, "lies below elo0 = -10: the candidate is very likely worse"),
+        (12.0, 40.0, "lies above elo1 = 0: the candidate is very likely better"),
+        (-8.0, 30.0, "lies above elo0 = -10: very likely not worse than that"),
+        (-50.0, -2.0, "lies below elo1 = 0: very likely not that much better"),
+        (-20.0, 5.0, "holds both elo0 and elo1: more boards are needed"),
+    ],
+)
+def test_an_inconclusive_gate_says_what_its_interval_says(
+    lower: float, upper: float, reading: str
+) -> None:
+    """Issue 24: a capped nonreg gate whose interval was [-412, -163] said only
+    'inconclusive'; it now reads the interval against the hypotheses."""
+    report = _report(SprtVerdict.INCONCLUSIVE, lower, upper)
+    assert f"inconclusive after 120 boards (the 95% interval [{lower:+.1f}, {upper:+.1f}] " in (
+        report.summary()
+    )
+    assert reading in report.summary()
+    assert report.exit_code == 2 and reading in report.to_json()["interval_reading"]
+    assert _report(SprtVerdict.ACCEPT_H0).to_json()["interval_reading"] is None
+
+
+def test_a_deterministic_mirror_reads_as_no_evidence_of_a_difference() -> None:
+    """Copies of a deterministic bot: each board's second play undoes the first, so every
+    pair is ½ with margin 0; the gate says so, and gives no zero-width points interval."""
+    seats = ("c1", "b1", "c2", "b2")
+    hands = []
+    for board, (a, b) in enumerate([(120, 80), (0, 200), (50, 50), (300, -100)]):
+        hands.append(HandOutcome(str(board), seats, a, b, rotation=0))
+        hands.append(HandOutcome(str(board), seats, b, a, rotation=1))
+    assert mirror_pairs(hands, "c1") == 4
+    assert points_per_board(hands, "c1") is None
+    report = _report(SprtVerdict.ACCEPT_H1, mirrors=120)
+    assert report.mirrored and report.to_json()["mirrored"] is True
+    assert "mirrored each other on all 120 boards" in report.summary()
+    assert "no evidence of a difference" in report.summary()
+    assert not _report(SprtVerdict.ACCEPT_H1, mirrors=119).mirrored
+    unequal = [*hands[:-1], HandOutcome("3", seats, 100, 100, rotation=1)]
+    assert mirror_pairs(unequal, "c1") == 3
 
 
 @pytest.mark.parametrize("verdict", list(SprtVerdict))

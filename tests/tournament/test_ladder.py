@@ -356,7 +356,7 @@ def test_markdown_explains_and_tabulates_the_rungs(rungs_dir: Path) -> None:
     ]
     assert (
         "* `ladder-search-heuristic`: search-1 & search-2 against heuristic-1 & heuristic-2; "
-        "120/120 boards, seed 11; created 2026-01-02T03:04:05Z; finished."
+        "120/120 boards, public seed 11; created 2026-01-02T03:04:05Z; finished."
     ) in lines
     assert lines[-1] == FOOTER and text.endswith(FOOTER + "\n")
     assert render_markdown(rungs, "mine").startswith("# Ladder: mine\n")

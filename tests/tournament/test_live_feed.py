@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import stat
 from pathlib import Path
 
 from arena.referee import MatchConfig, Referee
@@ -57,7 +58,10 @@ def test_the_feed_holds_the_public_events_of_each_play(tmp_path: Path) -> None:
         records.append(asyncio.run(referee.run()))
     feed.close()
     for k, record in enumerate(records):
-        lines = [json.loads(x) for x in live_path(db, "ev", k).read_text().splitlines()]
+        path = live_path(db, "ev", k)
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600  # its owner's alone
+        assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+        lines = [json.loads(x) for x in path.read_text().splitlines()]
         assert lines[0]["type"] == "header" and lines[0]["board"] == k
         assert lines[-1]["type"] == "match_end" and lines[-1]["scores"] == list(record.scores)
         assert [x["seq"] for x in lines[1:]] == sorted(x["seq"] for x in lines[1:])

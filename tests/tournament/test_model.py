@@ -204,7 +204,7 @@ BOT = 'name = "x"\nbots = ["random", "greedy", "heuristic", {{bot = "search", {e
     [
         ('env = {PATH = "/x"}', "bots[3].env", "'PATH' is set by the arena"),
         ('env = {TICHU_ARENA_TOKEN = "t"}', "bots[3].env", "set by the arena"),
-        ('env = {"A-B" = "1"}', "bots[3].env", "'A-B' is not a variable name"),
+        ('env = {"A-B" = "1"}', "bots[3].env", "'A-B' is not a plain variable name"),
         ("env = {LEVEL = 2}", "bots[3].env.LEVEL", "valid string, got 2"),
         ('env = "LEVEL=2"', "bots[3].env", "expected a table"),
         ('args = "--level 2"', "bots[3].args", "expected a list"),

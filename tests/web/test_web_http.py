@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from conftest import Served
+from conftest import Served, serve
 
 from arena.referee.replay import load
 from arena.rules import Match, Play, card_name, cards_of
@@ -204,3 +206,43 @@ def test_duplicate_comparison_aligns_the_dealt_hands(web: Served) -> None:
         at = next(i for i, x in enumerate(plays_b) if x["step"] == k)
         assert plays_a[:at] == [(x["dealt"], x["key"]) for x in plays_b[:at]]
         assert at == len(plays_a) or plays_a[at] != (plays_b[at]["dealt"], plays_b[at]["key"])
+
+
+def test_spectators_see_no_difference_between_asked_and_forced_answers(web: Served) -> None:
+    """Whether a seat was asked tells what it held (a forced pass: nothing that beats the
+    trick, no bomb): its own view and the all-cards view alone show it."""
+    steps = get(web, "/api/replay", play=0, view="all")["steps"]
+    seen: dict[str, set[object]] = {"all": set(), "spectator": set(), "1": set()}
+    for step in range(1, steps + 1):
+        for view in seen:
+            decision = get(web, "/api/step", play=0, step=step, view=view)["decision"]
+            if decision is not None and (view != "1" or decision["seat"] != 1):
+                seen[view].add((decision["asked"], decision["think_ms"] is None))
+    assert seen["all"] >= {(True, False), (False, True)}  # both kinds happen in this play
+    assert seen["spectator"] == seen["1"] == {(None, True)}
+
+
+def test_a_board_in_play_shows_no_hand_of_its_finished_plays(web: Served, tmp_path: Path) -> None:
+    """While another rotation of a board is unfinished (the same cards), its finished plays
+    are served in the spectator view only."""
+    db = web.db.parent / f"in-play-{tmp_path.name}.sqlite"  # beside it: the same replays
+    with sqlite3.connect(web.db) as source, sqlite3.connect(db) as target:
+        source.backup(target)
+    with EventStore(db, create=False) as store:
+        plays = store.plays()
+    first = plays[0].play
+    other = next(p.play for p in plays if p.play.board == first.board and p.play != first)
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE plays SET status = 'pending' WHERE ordinal = ?", (other.ordinal,))
+    for url in serve([db]):
+        for view in ("all", "0", "3"):
+            r = httpx.get(url + "/api/replay", params={"play": first.ordinal, "view": view})
+            assert r.status_code == 403 and "still being played" in r.text, r.text
+            r = httpx.get(url + "/api/step", params={"play": first.ordinal, "view": view})
+            assert r.status_code == 403, r.text
+        r = httpx.get(url + "/api/replay", params={"play": first.ordinal, "view": "spectator"})
+        assert r.status_code == 200
+        spectator = httpx.get(
+            url + "/api/step", params={"play": first.ordinal, "step": 1, "view": "spectator"}
+        ).json()
+        assert all(seat["cards"] is None for seat in spectator["seats"])

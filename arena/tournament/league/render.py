@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from arena.tournament.leaderboard_render import rating_text, write_files
+from arena.tournament.leaderboard_render import rating_text, seed_text, write_files
 from arena.tournament.league.season import season_table, table_json
 from arena.tournament.league.store import LeagueStore
 
@@ -72,6 +72,7 @@ def league_board(store: LeagueStore, season: int | None = None) -> dict[str, Any
             "season_rounds": spec.season_rounds,
             "divisions": None if spec.divisions is None else spec.divisions.model_dump(),
             "carry_sd": spec.carry_sd,
+            "deals": seed_text(spec.seed),
         },
         "season": {
             "number": number,
@@ -111,6 +112,7 @@ def _title(board: dict[str, Any]) -> str:
     return (
         f"{board['league']['name']}: season {season['number']} ({state}), "
         f"{table['rounds']} of {board['league']['season_rounds']} rounds, {table['hands']} hands"
+        f" ({board['league'].get('deals', 'secret deals')})"
     )
 
 

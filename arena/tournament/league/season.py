@@ -19,6 +19,7 @@ import fcntl
 import hashlib
 import itertools
 import math
+import secrets
 import shutil
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -32,6 +33,7 @@ from arena.ratings import HandOutcome, RatingError, RatingFit, SprtVerdict, fit_
 from arena.rules import ArenaError
 from arena.server.manifest import BUILTIN_DIR, ManifestError, load_manifest
 from arena.server.sandbox import require_sandbox
+from arena.tournament.boards import derived_secret
 from arena.tournament.cluster import executor_for
 from arena.tournament.gate import GateConfig, GateReport, look_line, run_gate
 from arena.tournament.league.spec import BOT_NAME, LeagueSpec
@@ -49,6 +51,8 @@ from arena.tournament.store import StoredHand, StoreError, stored_path
 
 __all__ = [
     "IGNORED_FILES",
+    "MAX_SUBMISSION_BYTES",
+    "MAX_SUBMISSION_FILES",
     "GateRefused",
     "LeagueError",
     "RoundResult",
@@ -95,8 +99,17 @@ def _ignored(name: str) -> bool:
     return any(Path(name).match(pattern) for pattern in IGNORED_FILES)
 
 
+MAX_SUBMISSION_BYTES = 64 * 1024 * 1024
+"""The most a submitted bot folder may hold (its files' bytes, caches left out)."""
+MAX_SUBMISSION_FILES = 4096
+"""The most files a submitted bot folder may hold."""
+_CHUNK = 1 << 20
+
+
 def _files(folder: Path) -> list[Path]:
+    """The folder's files in hash order, refused past the caps or with a symbolic link."""
     out: list[Path] = []
+    total = 0
     for path in sorted(folder.rglob("*")):
         relative = path.relative_to(folder)
         if any(_ignored(part) for part in relative.parts):
@@ -105,6 +118,12 @@ def _files(folder: Path) -> list[Path]:
             raise LeagueError(f"{path}: a bot folder may not hold symbolic links")
         if path.is_file():
             out.append(path)
+            total += path.stat().st_size
+            if len(out) > MAX_SUBMISSION_FILES or total > MAX_SUBMISSION_BYTES:
+                raise LeagueError(
+                    f"{folder}: a bot folder may hold at most {MAX_SUBMISSION_FILES} files and "
+                    f"{MAX_SUBMISSION_BYTES >> 20} MiB (caches left out); this one holds more"
+                )
     return out
 
 
@@ -112,13 +131,20 @@ def bot_digest(folder: Path, manifest: Path) -> str:
     """SHA-256 over the bot folder: each file's relative path and bytes, the manifest's name.
 
     Caches (``IGNORED_FILES``) are left out, so running the bot does not change its hash.
+    Files are read in chunks, and no more bytes than the caps allow (a file that grows
+    while it is read is cut there, and the digest then matches no copy).
     """
     digest = hashlib.sha256()
     digest.update(b"manifest\0" + manifest.relative_to(folder).as_posix().encode() + b"\0")
+    budget = MAX_SUBMISSION_BYTES
     for path in _files(folder):
-        data = path.read_bytes()
+        size = path.stat().st_size
         name = path.relative_to(folder).as_posix().encode()
-        digest.update(name + b"\0" + str(len(data)).encode() + b"\0" + data)
+        digest.update(name + b"\0" + str(size).encode() + b"\0")
+        with path.open("rb") as f:
+            while budget > 0 and (chunk := f.read(min(_CHUNK, budget))):
+                digest.update(chunk)
+                budget -= len(chunk)
     return digest.hexdigest()
 
 
@@ -142,7 +168,7 @@ def submit(
     """Registers a bot, or a new version of it, from its manifest (file or folder).
 
     The manifest's folder is the bot: it is hashed and copied into the league's store
-    (``<db>.bots/<bot>/<hash>/``), so later edits on disk change nothing. A built-in bot (its
+    (``<db>.bots/<bot>/<random name>/``), so later edits on disk change nothing. A built-in bot (its
     name, or its folder in ``example_bots``) is part of the arena: it is hashed, not copied,
     and stored as ``builtin:<name>``. With ``gate`` the
     new version first plays the non-regression gate against the previous version (the league
@@ -179,28 +205,29 @@ def submit(
         return SubmitResult(previous, new=False)
     if any(version.hash == digest for version in store.versions(bot)):
         raise StoreError(f"this content of {bot!r} was submitted before")
-    target = store.bot_store / bot / digest[:16]
-    if not target.is_dir():
-        staging = target.with_name(target.name + ".partial")
-        shutil.rmtree(staging, ignore_errors=True)
-        shutil.copytree(folder, staging, ignore=shutil.ignore_patterns(*IGNORED_FILES))
-        staging.replace(target)
-    copied = target / path.resolve().relative_to(folder)
-    if bot_digest(target, copied) != digest:
+    # A random folder name: a bot sees its own folder, and learns no other version's from it.
+    target = store.bot_store / bot / secrets.token_hex(16)
+    staging = target.with_name(target.name + ".partial")
+    shutil.copytree(folder, staging, symlinks=True, ignore=shutil.ignore_patterns(*IGNORED_FILES))
+    staging.replace(target)
+    try:  # a refused, failed or interrupted submission leaves no folder behind
+        copied = target / path.resolve().relative_to(folder)
+        if bot_digest(target, copied) != digest:
+            raise LeagueError(f"{folder} changed while it was copied; submit it again")
+        report: GateReport | None = None
+        if gate and previous is not None:
+            report = _run_gate(store, copied, bot_ref(store, previous.manifest), digest, on_gate)
+            if report.verdict is SprtVerdict.ACCEPT_H0:
+                raise GateRefused(
+                    f"the gate refused {bot} (new version) against v{previous.number}: "
+                    f"{report.summary()}"
+                )
+        relative = stored_path(store.path, copied)
+        gate_json = None if report is None else report.to_json()
+        version = store.add_version(bot, digest, owner, relative, gate=gate_json)
+    except BaseException:
         shutil.rmtree(target, ignore_errors=True)
-        raise LeagueError(f"{folder} changed while it was copied; submit it again")
-    report: GateReport | None = None
-    if gate and previous is not None:
-        report = _run_gate(store, copied, bot_ref(store, previous.manifest), on_gate)
-        if report.verdict is SprtVerdict.ACCEPT_H0:
-            shutil.rmtree(target, ignore_errors=True)
-            raise GateRefused(
-                f"the gate refused {bot} (new version) against v{previous.number}: "
-                f"{report.summary()}"
-            )
-    relative = stored_path(store.path, copied)
-    gate_json = None if report is None else report.to_json()
-    version = store.add_version(bot, digest, owner, relative, gate=gate_json)
+        raise
     return SubmitResult(version, new=True, gate=report)
 
 
@@ -244,9 +271,23 @@ def _submit_builtin(store: LeagueStore, name: str, owner: str | None) -> SubmitR
 
 
 def _run_gate(
-    store: LeagueStore, candidate: Path, baseline: str, on_gate: Callable[[str], None] | None
+    store: LeagueStore,
+    candidate: Path,
+    baseline: str,
+    digest: str,
+    on_gate: Callable[[str], None] | None,
 ) -> GateReport:
-    settings = store.league().gate
+    """Plays the league's gate for a new version: its deals keyed by the league's secret and
+    the version's hash (a rerun replays them; the candidate, knowing only its hash, cannot),
+    or by the public seed of a league that has one."""
+    league = store.league()
+    settings = league.gate
+    secret = store.secret()
+    seed: int | None = None
+    if secret is not None:
+        secret = derived_secret(secret, "league-gate", int(digest, 16))
+    else:
+        seed = _round_seed(league.seed or 0, 0, int(digest[:15], 16), 0)
     config = GateConfig(
         candidate=str(candidate),
         baseline=baseline,
@@ -258,7 +299,9 @@ def _run_gate(
         min_pairs=settings.min_pairs,
         jobs=settings.jobs,
         decision_ms=settings.decision_ms,
-        seed=int(candidate.parent.name, 16) % 2**32,  # the hash: a rerun replays the boards
+        seed=seed,
+        secret=secret,
+        logs=store.path.parent / f"{store.path.name}.logs" / f"gate-{candidate.parent.name}",
     )
     try:
         return run_gate(config, None if on_gate is None else lambda look: on_gate(look_line(look)))
@@ -406,7 +449,11 @@ def round_spec(store: LeagueStore, spec: LeagueSpec, round_: RoundInfo, division
         if d == division
     ]
     name = next(n for d, n, _ in round_.events if d == division)
-    seed = _round_seed(spec.seed, round_.season, round_.number, division)
+    seed = (
+        None
+        if spec.seed is None
+        else _round_seed(spec.seed, round_.season, round_.number, division)
+    )
     fillers = [
         {"bot": spec.filler, "name": f"filler-{k}"} for k in range(1, 1 + fillers_needed(len(bots)))
     ]
@@ -427,7 +474,11 @@ def _plan_events(store: LeagueStore, spec: LeagueSpec, round_: RoundInfo) -> Non
         if event_id is not None:
             continue
         event = round_spec(store, spec, round_, division)
-        new_id = store.create_event(event, plan_event(event))
+        secret = store.secret()
+        if secret is not None:
+            parts = (round_.season, round_.number, division)
+            secret = derived_secret(secret, "league-round", *parts)
+        new_id = store.create_event(event, store.plan(event, secret=secret))
         store.attach_event(round_.id, division, new_id)
 
 

@@ -79,7 +79,7 @@ class GateSpec(BaseModel):
     alpha: StrictFloat = Field(default=0.05, gt=0.0, lt=0.5)
     beta: StrictFloat = Field(default=0.05, gt=0.0, lt=0.5)
     max_boards: StrictInt = Field(default=2000, ge=1, le=1_000_000)
-    min_pairs: StrictInt = Field(default=100, ge=1, le=1_000_000)
+    min_pairs: StrictInt = Field(default=1, ge=1, le=1_000_000)
     decision_ms: StrictInt = Field(default=1000, ge=1, le=3_600_000)
     jobs: StrictInt = Field(default=2, ge=1, le=1024)
 
@@ -100,7 +100,9 @@ class LeagueSpec(BaseModel):
     Attributes:
         name: The league's name; it prefixes every round's event name and the output files.
         season_rounds: Rounds in a season (the season's length).
-        seed: Seeds every round's boards (each round's event seed derives from it).
+        seed: A public seed for every round's and gate's boards (tests, reproductions):
+            anyone who knows it can compute every deal. None (the default): the deals
+            derive from the league's secret, drawn by ``arena league init``.
         filler: The bot that pads a field needing fillers (built-in name or manifest path).
         carry_sd: Elo s.d. added to a rating carried into the next season (docs/league.md).
         round: The event-file fields of one round, as given (validated with the event model).
@@ -112,7 +114,7 @@ class LeagueSpec(BaseModel):
 
     name: StrictStr
     season_rounds: StrictInt = Field(default=10, ge=1, le=1000)
-    seed: StrictInt = Field(default=0, ge=0, lt=2**63)
+    seed: StrictInt | None = Field(default=None, ge=0, lt=2**63)
     filler: StrictStr = "random"
     carry_sd: StrictFloat | StrictInt = Field(default=50.0, ge=0.0, le=1000.0)
     round: dict[str, Any] = Field(default_factory=dict)
@@ -142,7 +144,11 @@ class LeagueSpec(BaseModel):
         return str(path.resolve())
 
     def round_event(
-        self, name: str, bots: list[dict[str, str]], seed: int, fillers: list[dict[str, str]]
+        self,
+        name: str,
+        bots: list[dict[str, str]],
+        seed: int | None,
+        fillers: list[dict[str, str]],
     ) -> EventSpec:
         """Returns the event of one round: this league's round format with the given field.
 

@@ -4,10 +4,12 @@ A league database is an event database (``arena.tournament.store``: WAL, one tra
 play, resumable) with the league's tables beside the events: each league round is stored as
 one event per division, so every hand of the league is an ordinary row of ``hands`` and event
 tools (``arena ratings``, ``arena leaderboard``) work on a single round. The league's tables
-(``meta`` key ``league_schema_version`` = 1):
+(``meta`` key ``league_schema_version`` = 2):
 
 * ``league``: one row: the league's name, its validated league file as canonical JSON, the
-  creation time.
+  creation time and its secret (hex, 128 bits drawn by ``init_league``; NULL for a league
+  with a public ``seed``): every round's and gate's deals derive from it, so this file must
+  stay out of every bot's reach (docs/security.md).
 * ``league_bots``: one row per registered bot: name, owner, registration time, retirement time
   (NULL while active) and its current division (NULL without divisions).
 * ``league_versions``: one row per submitted version: bot, number (1, 2, ...), ``entry`` (the
@@ -34,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.tournament.boards import new_secret
 from arena.tournament.league.spec import LeagueSpec, parse_league
 from arena.tournament.store import EventStore, StoreError, _canonical, _now
 
@@ -47,14 +50,15 @@ __all__ = [
     "entry_name",
 ]
 
-LEAGUE_SCHEMA_VERSION = 1
+LEAGUE_SCHEMA_VERSION = 2
 
 _LEAGUE_SCHEMA = """
 CREATE TABLE league (
     id      INTEGER PRIMARY KEY CHECK (id = 1),
     name    TEXT NOT NULL,
     spec    TEXT NOT NULL,
-    created TEXT NOT NULL
+    created TEXT NOT NULL,
+    secret  TEXT
 );
 CREATE TABLE league_bots (
     name       TEXT PRIMARY KEY,
@@ -212,6 +216,13 @@ class LeagueStore(EventStore):
                     "INSERT INTO meta (key, value) VALUES ('league_schema_version', ?)",
                     (str(LEAGUE_SCHEMA_VERSION),),
                 )
+        elif version == "1":  # version 2 added league.secret (NULL: a public seed)
+            with self._write():
+                conn.execute("ALTER TABLE league ADD COLUMN secret TEXT")
+                conn.execute(
+                    "UPDATE meta SET value = ? WHERE key = 'league_schema_version'",
+                    (str(LEAGUE_SCHEMA_VERSION),),
+                )
         elif version != str(LEAGUE_SCHEMA_VERSION):
             raise StoreError(
                 f"{self.path}: league schema version {version}, but this arena reads version "
@@ -231,7 +242,8 @@ class LeagueStore(EventStore):
     # ---------------------------------------------------------------------------- league
 
     def init_league(self, spec: LeagueSpec) -> None:
-        """Stores the league file and opens season 1.
+        """Stores the league file, draws its secret (unless it has a public seed), and opens
+        season 1.
 
         Raises:
             StoreError: The database already holds a league.
@@ -241,9 +253,10 @@ class LeagueStore(EventStore):
             row = conn.execute("SELECT name FROM league").fetchone()
             if row is not None:
                 raise StoreError(f"{self.path} already holds the league {row[0]!r}")
+            secret = None if spec.seed is not None else new_secret().hex()
             conn.execute(
-                "INSERT INTO league (id, name, spec, created) VALUES (1, ?, ?, ?)",
-                (spec.name, _canonical(spec.model_dump(mode="json")), now),
+                "INSERT INTO league (id, name, spec, created, secret) VALUES (1, ?, ?, ?, ?)",
+                (spec.name, _canonical(spec.model_dump(mode="json")), now, secret),
             )
             conn.execute("INSERT INTO league_seasons (number, started) VALUES (1, ?)", (now,))
 
@@ -257,6 +270,11 @@ class LeagueStore(EventStore):
         if row is None:
             raise StoreError(f"{self.path}: no league yet; run arena league init")
         return parse_league(json.loads(row[0]), source=f"{self.path}: stored league file")
+
+    def secret(self) -> bytes | None:
+        """The league's secret, or None when its deals come from a public seed."""
+        row = self._conn.execute("SELECT secret FROM league").fetchone()
+        return bytes.fromhex(row[0]) if row is not None and row[0] else None
 
     def created(self) -> str:
         """Returns the league's creation time (the outputs' only timestamp source)."""

@@ -59,7 +59,7 @@ function renderDecision(v) {
   if (!d) { box.replaceChildren(el("h2", {text: "Decision"}), el("p", {class: "muted", text: "The deal: no decision yet."})); return; }
   const kids = [el("h2", {text: "Decision of seat " + d.seat + " (" + v.seats[d.seat].name + ")"}),
     el("p", {class: "chosen"}, el("strong", {text: "chosen: "}), d.chosen),
-    el("p", {class: "think", text: d.asked ? "think time " + d.think_ms.toFixed(2) + " ms" + (state.outline.decision_ms ? " of " + state.outline.decision_ms + " ms" : "") : "not asked: the only legal answer, applied by the referee"})];
+    el("p", {class: "think", text: d.asked === null ? "think time: shown in this seat's view or with all cards" : d.asked ? "think time " + d.think_ms.toFixed(2) + " ms" + (state.outline.decision_ms ? " of " + state.outline.decision_ms + " ms" : "") : "not asked: the only legal answer, applied by the referee"})];
   for (const f of d.failures) kids.push(el("p", {class: "error", text: `failure: ${f.kind}, ${f.outcome}${f.detail ? ": " + f.detail : ""}`}));
   if (d.legal) {
     const chosen = d.chosen.slice(d.chosen.indexOf(": ") + 2);
