@@ -38,7 +38,7 @@ def ladder(
         paths = write_ladder(read, out, name)
     except (ValueError, OSError) as e:
         console.print(f"[red]error[/red]: {escape(str(e))}", highlight=False, soft_wrap=True)
-        raise typer.Exit(1) from None
+        raise typer.Exit(2) from None
     console.print(_ladder_table(read, name))
     for path in paths:
         print(path)

@@ -37,7 +37,7 @@ def leaderboard(
         paths = write_leaderboard(board, out)
     except (StoreError, ValueError, OSError) as e:
         console.print(f"[red]error[/red]: {escape(str(e))}", highlight=False, soft_wrap=True)
-        raise typer.Exit(1) from None
+        raise typer.Exit(2) from None
     for path in paths:
         print(path)
     if not board.ratings:

@@ -36,7 +36,7 @@ def ratings(db: DatabaseArg, event: EventOption = None, anchor: AnchorOption = N
             board = build_leaderboard(store, event, anchor=anchor)
     except StoreError as e:
         console.print(f"[red]error[/red]: {escape(str(e))}", highlight=False, soft_wrap=True)
-        raise typer.Exit(1) from None
+        raise typer.Exit(2) from None
     if board.ratings:
         console.print(_ratings_table(board))
     else:
