@@ -38,6 +38,7 @@ from arena.tournament.leaderboard import (
     build_leaderboard,
 )
 from arena.tournament.leaderboard_render import (
+    other_event,
     write_leaderboard,
 )
 from arena.tournament.model import EventFileError, EventSpec, load_event
@@ -228,6 +229,12 @@ def _play(
     board = build_leaderboard(store, event)
     if board.ratings:
         console.print(_ratings_table(board))
+    if (created := other_event(board, out)) is not None:
+        console.print(
+            f"note: {out}/{board.event}.md, .json and .html held another event of this"
+            f" name (created {created}, another database?); they are replaced",
+            highlight=False,
+        )
     paths = write_leaderboard(board, out)
     console.print(
         f"{summary.boards_done}/{boards_total} boards, {plural(board.hands, 'hand')}, "

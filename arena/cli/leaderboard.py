@@ -14,6 +14,7 @@ from arena.tournament.leaderboard import (
     build_leaderboard,
 )
 from arena.tournament.leaderboard_render import (
+    other_event,
     write_leaderboard,
 )
 from arena.tournament.store import EventStore, StoreError
@@ -34,6 +35,12 @@ def leaderboard(
     try:
         with EventStore(db, create=False) as store:
             board = build_leaderboard(store, event, anchor=anchor)
+        if (created := other_event(board, out)) is not None:
+            console.print(
+                f"note: {out}/{board.event}.md, .json and .html held another event of this"
+                f" name (created {created}, another database?); they are replaced",
+                highlight=False,
+            )
         paths = write_leaderboard(board, out)
     except (StoreError, ValueError, OSError) as e:
         console.print(f"[red]error[/red]: {escape(str(e))}", highlight=False, soft_wrap=True)

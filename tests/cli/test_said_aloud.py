@@ -56,3 +56,21 @@ def test_several_events_name_the_option_that_picks_one(tmp_path: Path) -> None:
             store.create_event(spec, plan_event(spec))
     result = CliRunner().invoke(app, ["ratings", str(db)])
     assert "name one with --event NAME" in " ".join(result.output.split())
+
+
+def test_a_leaderboard_replacing_another_events_of_the_same_name_says_so(tmp_path: Path) -> None:
+    """The same event name run into two databases: the second leaderboard replaces the
+    first's files, and says so."""
+    bots = [{"bot": "random", "name": f"r{i}"} for i in range(4)]
+    for k, db in enumerate((tmp_path / "a.sqlite", tmp_path / "b.sqlite")):
+        with EventStore(db) as store:
+            spec = parse_event({"name": "same", "seed": 1, "bots": bots})
+            store.create_event(spec, plan_event(spec), created=f"2026-12-0{k + 1}T00:00:00Z")
+    out = tmp_path / "boards"
+    first = CliRunner().invoke(app, ["leaderboard", str(tmp_path / "a.sqlite"), "--out", str(out)])
+    assert first.exit_code == 0 and "note:" not in first.output, first.output
+    again = CliRunner().invoke(app, ["leaderboard", str(tmp_path / "a.sqlite"), "--out", str(out)])
+    assert "note:" not in again.output, again.output  # the same event: nothing to say
+    other = CliRunner().invoke(app, ["leaderboard", str(tmp_path / "b.sqlite"), "--out", str(out)])
+    assert other.exit_code == 0, other.output
+    assert "held another event of this name (created 2026-12-01T00:00:00Z" in other.output
