@@ -32,7 +32,7 @@ from arena.tournament.gate import (
 from tests.helpers import MANY_PROCESSES, ROOT
 
 # Bounds in this file only catch a hang: ten times a loaded machine's worst (issue 23).
-pytestmark = pytest.mark.timeout(1800)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
 
 def gate_cli(*args: str | Path) -> tuple[int, str, str, float]:

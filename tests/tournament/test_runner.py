@@ -20,6 +20,8 @@ from arena.tournament.runner import sessions_of
 from arena.tournament.store import EventStore, StoredPlay
 from tests.helpers import ROOT
 
+pytestmark = pytest.mark.slow  # events over gRPC with real bot processes
+
 ARENA = [sys.executable, "-m", "arena.cli.main"]
 
 EVENT = """\

@@ -17,6 +17,8 @@ from arena.tournament.runner import EventRunner
 from arena.tournament.store import EventStore
 from tests.helpers import ROOT
 
+pytestmark = pytest.mark.slow  # events with real, sandboxed bot processes
+
 EVENT = """\
 name = "boxed"
 bots = ["random", "greedy", {{ bot = "random", name = "random-b" }}, "heuristic"]

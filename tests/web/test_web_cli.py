@@ -9,6 +9,9 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
+
+pytestmark = pytest.mark.slow  # starts arena web (and plays an event) in processes
 
 ARENA = [sys.executable, "-m", "arena.cli.main"]
 

@@ -17,6 +17,8 @@ from arena.rules import Match, Play, card_name, cards_of
 from arena.rules.notation import action_from_json
 from arena.tournament.store import EventStore
 
+pytestmark = pytest.mark.slow  # plays an event and serves it
+
 CARD = re.compile(r"\b(?:[2-9TJQKA][jspt]|Dg|Mj|Dr|Ph)\b")
 
 

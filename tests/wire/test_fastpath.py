@@ -79,6 +79,7 @@ def legal_reference(obs: Observation) -> bytes:
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # thousands of states
 def test_requests_and_legal_lists_over_thousands_of_states() -> None:
     fast = FastPath()
     count = lists = long_lists = 0
@@ -98,6 +99,7 @@ def test_requests_and_legal_lists_over_thousands_of_states() -> None:
     assert phases == set(Phase) - {Phase.MATCH_OVER}
 
 
+@pytest.mark.slow  # thousands of states
 @settings(max_examples=40, deadline=None)
 @given(
     seed=st.integers(0, 2**32),

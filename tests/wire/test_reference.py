@@ -99,6 +99,7 @@ def assert_round_trip(obs: Observation, **kwargs: int) -> pb.DecisionRequest:
     return wire
 
 
+@pytest.mark.slow  # thousands of states
 def test_round_trip_over_thousands_of_states() -> None:
     seen_phases: set[Phase] = set()
     seen_events: set[int] = set()
@@ -114,6 +115,7 @@ def test_round_trip_over_thousands_of_states() -> None:
     assert seen_events == set(EventKind) - {EventKind.HAND_END}
 
 
+@pytest.mark.slow  # thousands of states
 @settings(max_examples=25, deadline=None)
 @given(
     seed=st.integers(0, 2**32),
