@@ -32,6 +32,7 @@ from arena.tournament.leaderboard import (
     build_leaderboard,
 )
 from arena.tournament.leaderboard_render import (
+    seed_text,
     write_leaderboard,
 )
 from arena.tournament.model import EventFileError, EventSpec, load_event
@@ -148,6 +149,7 @@ def _play(
 ) -> None:
     sandbox = require_sandbox(allow_unsandboxed)
     console.print(f"bot processes sandboxed: {sandbox.summary()}", highlight=False)
+    console.print(f"deals: {seed_text(spec.seed)}", highlight=False)
     tune_gc()
     summary = store.event_summary(event)
     boards_total = summary.boards_total
