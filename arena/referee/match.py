@@ -308,10 +308,11 @@ class Referee:
             answer = await player.decide(Decision(obs, self.seq, decision_ms, self.bank[s], vp))
             a = answer.action
             window = ph is Phase.BOMB_WINDOW
-            if pace and not window and type(a) is Play and a.kind == _PASS_KIND:
-                # a public pass: what forced ones mimic
-                self._paces[s].append((m.hands[s].bit_count(), clock() - t0))
             self._settle(s, obs, answer, window)
+            if pace and not window and type(a) is Play and a.kind == _PASS_KIND:
+                # A public pass, timed to when its event went out (the answer's checks
+                # included): what forced passes imitate.
+                self._paces[s].append((m.hands[s].bit_count(), self._event_t - t0))
             self._time(at, s, answer.elapsed_ms, before)
 
     async def _pace(self, s: int, t0: float) -> None:
@@ -320,7 +321,7 @@ class Referee:
         The pass is drawn from those made holding about as many cards as the seat holds now
         (``PACE_NEIGHBOURS``). A seat that has not passed yet borrows another seat's passes.
 
-        An asked pass is timed from the previous event to its answer, all the referee's
+        An asked pass is timed from the previous event to its own event, all the referee's
         work included, so a paced pass costs the other seats the same time, whatever the
         transport. The loop's timers round to whole milliseconds, and asked passes often
         take less: the last ``_PACE_SPIN`` seconds are waited by yielding to the loop.
