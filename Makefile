@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck bench ladder install clean bytecode
+.PHONY: demo test check lint typecheck bench ladder install clean bytecode
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -36,6 +36,13 @@ WORKERS ?= 4
 test: lint bytecode
 	@$(BIN)/mypy arena sdk > $(VENV)/mypy.log 2>&1 & mypy=$$!; \
 	$(BIN)/pytest -q -n $(WORKERS); status=$$?; \
+	wait $$mypy || status=1; cat $(VENV)/mypy.log; exit $$status
+
+# The everyday loop: lint, types and the tests not marked slow (no processes, servers or
+# journeys), mypy beside pytest as in `make test`.
+check: lint
+	@$(BIN)/mypy arena sdk > $(VENV)/mypy.log 2>&1 & mypy=$$!; \
+	$(BIN)/pytest -q -m "not slow" -n $(WORKERS); status=$$?; \
 	wait $$mypy || status=1; cat $(VENV)/mypy.log; exit $$status
 
 bench: $(STAMP)

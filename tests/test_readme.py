@@ -188,7 +188,7 @@ def free_port() -> int:
 def probe_referee(folder: Path, proc: subprocess.Popen[str]) -> None:
     """Waits for the seat tokens, then asks the referee's health service over gRPC."""
     tokens = folder / "runs" / "tokens.txt"
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 600
     while not tokens.exists() and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.1)
     written = json.loads(tokens.read_text())
@@ -202,7 +202,7 @@ def probe_referee(folder: Path, proc: subprocess.Popen[str]) -> None:
 
 def probe_viewer(port: int, proc: subprocess.Popen[str]) -> None:
     """Waits for the viewer's front page, then asks its API for the events: the demo, done."""
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 600
     while True:
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as page:
@@ -265,7 +265,7 @@ def run(command: str, folder: Path, env: dict[str, str]) -> str:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
-            timeout=180,
+            timeout=1200,
             check=False,
         )
         out = done.stdout

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from typing import Annotated
 
 import typer
@@ -10,8 +11,23 @@ from rich.console import Console
 from rich.markup import escape
 
 from arena.tournament.leaderboard import FailureRow
+from arena.tournament.runner import Progress
 
-console = Console()
+LOG_WIDTH = 250
+"""Columns of output that is not a terminal (a pipe, a CI log): wide enough that no table or
+line is wrapped, so a printed command stays on one line to copy and ``grep`` finds it."""
+
+
+def make_console(*, stderr: bool = False, soft_wrap: bool = False) -> Console:
+    """A console for a command's output: rich's own on a terminal; otherwise plain lines that
+    are never wrapped (``soft_wrap``) and tables laid out ``LOG_WIDTH`` wide."""
+    probe = Console(stderr=stderr)
+    if probe.is_terminal:
+        return Console(stderr=stderr, soft_wrap=soft_wrap)
+    return Console(stderr=stderr, soft_wrap=True, width=max(LOG_WIDTH, probe.width))
+
+
+console = make_console()
 
 AllowUnsandboxedOpt = Annotated[
     bool,
@@ -26,6 +42,46 @@ ClusterOption = Annotated[
     str | None,
     typer.Option(help="Play on Dask: a scheduler (tcp://HOST:8786) or local:N worker processes."),
 ]
+
+
+PLAIN_EVERY_S = 10.0
+"""Seconds between progress lines when the output is not a terminal."""
+
+
+class PlainProgress:
+    """Progress lines for output that is not a terminal (a CI log): one at the first play,
+    then one about every ``PLAIN_EVERY_S``, and one at the last, each with the pace and an
+    ETA (``plain_line``)."""
+
+    def __init__(self, out: Console, every: float = PLAIN_EVERY_S) -> None:
+        self.out = out
+        self.every = every
+        self.last = -math.inf
+        self.first: tuple[float, int] | None = None
+
+    def __call__(self, progress: Progress, top: Callable[[], str], now: float) -> None:
+        """Called after each recorded play; ``top`` (the leaders) is asked only to print."""
+        if self.first is None:
+            self.first = (now, progress.plays_done)
+        if now - self.last >= self.every or progress.plays_done == progress.plays_total:
+            self.last = now
+            self.out.print(plain_line(progress, self.first, now, top()), highlight=False)
+
+
+def plain_line(progress: Progress, first: tuple[float, int], now: float, top: str) -> str:
+    """``plays 40/144, 3.2 hands/s, ETA 0:32, leader: greedy +210``.
+
+    The ETA runs at the pace since ``first`` (the time and count of this run's first finished
+    play), so the bot processes' start-up does not inflate it; "?" until a second play ends.
+    """
+    done, total = progress.plays_done, progress.plays_total
+    since, done_then = first
+    eta = "?"
+    if done > done_then:
+        left = round((now - since) / (done - done_then) * (total - done))
+        eta = f"{left // 60}:{left % 60:02d}"
+    leader = f", leader: {top.split('  ')[0]}" if top else ""
+    return f"plays {done}/{total}, {progress.hands_per_second:.1f} hands/s, ETA {eta}{leader}"
 
 
 def print_failures(rows: Sequence[FailureRow], *, to: Console | None = None) -> None:

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.progress import (
     BarColumn,
@@ -19,7 +18,14 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from arena.cli.common import AllowUnsandboxedOpt, ClusterOption, plural, print_failures
+from arena.cli.common import (
+    AllowUnsandboxedOpt,
+    ClusterOption,
+    PlainProgress,
+    make_console,
+    plural,
+    print_failures,
+)
 from arena.cli.ratings import _ratings_table
 from arena.ratings import RatingError, fit_ratings
 from arena.runtime.aio import tune_gc
@@ -32,6 +38,7 @@ from arena.tournament.leaderboard import (
     build_leaderboard,
 )
 from arena.tournament.leaderboard_render import (
+    other_event,
     seed_text,
     write_leaderboard,
 )
@@ -41,7 +48,7 @@ from arena.tournament.runner import Progress as RunProgress
 from arena.tournament.store import EventStore, StoreError
 
 app = typer.Typer(help="Run round-robin events, gauntlets and leagues.", no_args_is_help=True)
-console = Console()
+console = make_console()
 
 JobsOption = Annotated[
     int | None, typer.Option(min=1, help="Tables at once (default: the event file's jobs).")
@@ -171,21 +178,14 @@ def _play(
             rate="",
             top="",
         )
+        plain = None if quiet or console.is_terminal else PlainProgress(console)
         last_top = [0.0]
-        plain = not quiet and not console.is_terminal  # a CI log: a line every PLAIN_EVERY_S
-        last_line = [0.0]  # the first play prints a line at once
-        first: list[tuple[float, int]] = []  # when this run's first play ended, plays done then
 
         def on_play(progress: RunProgress, _play: object) -> None:
             now = time.monotonic()
             rate = f"{progress.hands_per_second:.1f} hands/s"
-            if plain:
-                if not first:
-                    first.append((now, progress.plays_done))
-                if now - last_line[0] >= PLAIN_EVERY_S:
-                    last_line[0] = now
-                    line = _plain_line(progress, first[0], now, _top(store, event))
-                    console.print(line, highlight=False)
+            if plain is not None:
+                plain(progress, lambda: _top(store, event), now)
                 return
             if now - last_top[0] > 2.0:
                 last_top[0] = now
@@ -231,6 +231,12 @@ def _play(
     board = build_leaderboard(store, event)
     if board.ratings:
         console.print(_ratings_table(board))
+    if (created := other_event(board, out)) is not None:
+        console.print(
+            f"note: {out}/{board.event}.md, .json and .html held another event of this"
+            f" name (created {created}, another database?); they are replaced",
+            highlight=False,
+        )
     paths = write_leaderboard(board, out)
     console.print(
         f"{summary.boards_done}/{boards_total} boards, {plural(board.hands, 'hand')}, "
@@ -278,26 +284,6 @@ def resume_command(
     if allow_unsandboxed:
         words.append("--allow-unsandboxed")
     return shlex.join(words)
-
-
-PLAIN_EVERY_S = 10.0
-"""Seconds between progress lines when the output is not a terminal."""
-
-
-def _plain_line(progress: RunProgress, first: tuple[float, int], now: float, top: str) -> str:
-    """``plays 40/144, 3.2 hands/s, ETA 0:32, leader: greedy +210``.
-
-    The ETA runs at the pace since ``first`` (the time and count of this run's first finished
-    play), so the bot processes' start-up does not inflate it; "?" until a second play ends.
-    """
-    done, total = progress.plays_done, progress.plays_total
-    since, done_then = first
-    eta = "?"
-    if done > done_then:
-        left = round((now - since) / (done - done_then) * (total - done))
-        eta = f"{left // 60}:{left % 60:02d}"
-    leader = f", leader: {top.split('  ')[0]}" if top else ""
-    return f"plays {done}/{total}, {progress.hands_per_second:.1f} hands/s, ETA {eta}{leader}"
 
 
 def _top(store: EventStore, event: str) -> str:

@@ -18,10 +18,9 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from typer.core import TyperCommand
 
-from arena.cli.common import AllowUnsandboxedOpt, plural, print_failures
+from arena.cli.common import AllowUnsandboxedOpt, make_console, plural, print_failures
 from arena.ratings.sprt import DEFAULT_MIN_PAIRS
 from arena.runtime.aio import tune_gc
 from arena.server.manifest import ManifestError, resolve_bot
@@ -219,7 +218,7 @@ def gate(
         finally:
             live.close()
         print(report.summary())
-        print_failures(report.bot_failures, to=Console(stderr=True))
+        print_failures(report.bot_failures, to=make_console(stderr=True))
         if json_out is not None:
             _write(json_out, json.dumps(report.to_json(), indent=2) + "\n")
         if junit is not None:

@@ -6,16 +6,15 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
-from arena.cli.common import AllowUnsandboxedOpt
+from arena.cli.common import AllowUnsandboxedOpt, make_console
 from arena.kit.check import CheckResult, CheckSettings, print_report, run_check
 from arena.kit.scaffold import ScaffoldError, class_name, new_bot
 from arena.server.manifest import ManifestError, resolve_bot
 from arena.server.sandbox import SandboxError, require_sandbox
 
-console = Console(soft_wrap=True)
+console = make_console(soft_wrap=True)
 
 
 def new_bot_command(

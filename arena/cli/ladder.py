@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from arena.cli.common import make_console
 from arena.tournament.ladder import Rung, read_ladder, write_ladder
 
 RungArgs = Annotated[
@@ -32,13 +32,13 @@ def ladder(
     name: NameOption = "reference",
 ) -> None:
     """Write the ladder (Markdown, JSON) from rung leaderboards; print the table and the paths."""
-    console = Console()
+    console = make_console()
     try:
         read = read_ladder(rung_json)
         paths = write_ladder(read, out, name)
     except (ValueError, OSError) as e:
         console.print(f"[red]error[/red]: {escape(str(e))}", highlight=False, soft_wrap=True)
-        raise typer.Exit(1) from None
+        raise typer.Exit(2) from None
     console.print(_ladder_table(read, name))
     for path in paths:
         print(path)

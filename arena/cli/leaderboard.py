@@ -6,14 +6,15 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
+from arena.cli.common import make_console
 from arena.cli.ratings import AnchorOption, DatabaseArg, EventOption
 from arena.tournament.leaderboard import (
     build_leaderboard,
 )
 from arena.tournament.leaderboard_render import (
+    other_event,
     write_leaderboard,
 )
 from arena.tournament.store import EventStore, StoreError
@@ -30,14 +31,20 @@ def leaderboard(
     anchor: AnchorOption = None,
 ) -> None:
     """Write an event's leaderboard (Markdown, JSON, HTML) from its database; print the paths."""
-    console = Console()
+    console = make_console()
     try:
         with EventStore(db, create=False) as store:
             board = build_leaderboard(store, event, anchor=anchor)
+        if (created := other_event(board, out)) is not None:
+            console.print(
+                f"note: {out}/{board.event}.md, .json and .html held another event of this"
+                f" name (created {created}, another database?); they are replaced",
+                highlight=False,
+            )
         paths = write_leaderboard(board, out)
     except (StoreError, ValueError, OSError) as e:
         console.print(f"[red]error[/red]: {escape(str(e))}", highlight=False, soft_wrap=True)
-        raise typer.Exit(1) from None
+        raise typer.Exit(2) from None
     for path in paths:
         print(path)
     if not board.ratings:

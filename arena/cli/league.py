@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -9,16 +10,22 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from arena.cli.common import AllowUnsandboxedOpt, ClusterOption, plural
+from arena.cli.common import (
+    AllowUnsandboxedOpt,
+    ClusterOption,
+    PlainProgress,
+    make_console,
+    plural,
+)
 from arena.rules import ArenaError
 from arena.runtime.aio import tune_gc
 from arena.tournament.leaderboard_render import rating_text
 from arena.tournament.league.render import league_board, write_league
 from arena.tournament.league.season import (
+    MIN_DIVISION,
     GateRefused,
     close_season,
     history,
@@ -31,7 +38,7 @@ from arena.tournament.league.season import (
     table_json,
 )
 from arena.tournament.league.spec import load_league
-from arena.tournament.league.store import LeagueStore
+from arena.tournament.league.store import LeagueStore, RoundInfo
 from arena.tournament.runner import Progress
 
 app = typer.Typer(
@@ -40,7 +47,7 @@ app = typer.Typer(
 )
 season_app = typer.Typer(help="Seasons: close the open one.", no_args_is_help=True)
 app.add_typer(season_app, name="season")
-console = Console()
+console = make_console()
 
 DbOption = Annotated[Path, typer.Option(dir_okay=False, help="The league database (SQLite).")]
 DEFAULT_DB = Path("league.sqlite")
@@ -198,13 +205,14 @@ def _run(
             plays = sum(len(store.plays(name)) for _, name, _ in round_.events)
             done = sum(sum(p.done for p in store.plays(name)) for _, name, _ in round_.events)
             field = len(round_.entries)
+            _say_divisions(store, round_)
             if not quiet:
                 console.print(
                     f"season {round_.season} round {round_.number}: {plural(field, 'bot')}, "
                     f"{plural(plays, 'play')} ({done} recorded before)",
                     highlight=False,
                 )
-            on_play = None if quiet else _progress_line(done, plays)
+            on_play = None if quiet else _progress_line()
             result = play_round(
                 store,
                 round_,
@@ -214,9 +222,13 @@ def _run(
                 allow_unsandboxed=allow_unsandboxed,
             )
             if not result.finished:
+                words = ["arena", "league", "run", "--rounds", str(rounds - played), "--db"]
+                words += [str(db), *(["--jobs", str(jobs)] if jobs is not None else [])]
+                words += ["--cluster", cluster] if cluster is not None else []
+                words += ["--out", str(out)] if out != DEFAULT_OUT else []
+                words += ["--allow-unsandboxed"] if allow_unsandboxed else []
                 console.print(
-                    f"interrupted in round {round_.number}; continue with: arena league round "
-                    f"--db {db}",
+                    f"interrupted in round {round_.number}; continue with: {shlex.join(words)}",
                     highlight=False,
                 )
                 raise typer.Exit(130)
@@ -244,15 +256,24 @@ def _gate_line() -> Callable[[str], None]:
     return show
 
 
-def _progress_line(done: int, plays: int) -> Callable[[Progress, object], None]:
-    """A progress callback printing a line every 10 plays and at the round's last."""
-    counter = [done]
+def _say_divisions(store: LeagueStore, round_: RoundInfo) -> None:
+    """Says so when a round plays fewer divisions than the league file asks for."""
+    divisions = store.league().divisions
+    if divisions is not None and len(round_.events) < divisions.count:
+        console.print(
+            f"note: the league file asks for {divisions.count} divisions; with"
+            f" {plural(len(round_.entries), 'active bot')} (at least {MIN_DIVISION} a division)"
+            f" round {round_.number} plays {len(round_.events)}",
+            highlight=False,
+        )
+
+
+def _progress_line() -> Callable[[Progress, object], None]:
+    """Progress lines about every 10 s and at the last play, with the pace and an ETA."""
+    lines = PlainProgress(console)
 
     def on_play(progress: Progress, _play: object) -> None:
-        counter[0] += 1
-        if counter[0] % 10 == 0 or counter[0] == plays:
-            rate = progress.hands_per_second
-            console.print(f"  {counter[0]}/{plays} plays, {rate:.1f} hands/s", highlight=False)
+        lines(progress, lambda: "", time.monotonic())
 
     return on_play
 
@@ -370,6 +391,15 @@ def _rating_fields(row: Any) -> dict[str, Any]:
 def season_close(db: DbOption = DEFAULT_DB) -> None:
     """Freeze the open season's table and start the next (ratings carried, widened)."""
     with _league(db) as store:
+        planned = store.league().season_rounds
+        rounds = store.rounds(store.current_season().number)
+        played = sum(r.finished for r in rounds)
+        if played < planned:
+            console.print(
+                f"note: closing season {store.current_season().number} after {played} of its"
+                f" {planned} rounds (season_rounds in the league file)",
+                highlight=False,
+            )
         table = close_season(store)
         console.print(
             f"season {table.season} closed after {table.rounds} round(s); season "

@@ -18,11 +18,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from arena.cli.common import AllowUnsandboxedOpt, plural, print_failures
+from arena.cli.common import AllowUnsandboxedOpt, make_console, plural, print_failures
 from arena.referee import (
     FailurePolicy,
     GiveUp,
@@ -42,7 +41,7 @@ from arena.server.sandbox import Sandbox
 from arena.tournament.leaderboard import tally_failures
 from sdk.bot import Bot
 
-console = Console(soft_wrap=True)
+console = make_console(soft_wrap=True)
 
 
 class GiveUpChoice(StrEnum):

@@ -6,10 +6,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from arena.cli.common import make_console
 from arena.tournament.leaderboard import Leaderboard, build_leaderboard
 from arena.tournament.leaderboard_render import rating_text
 from arena.tournament.store import EventStore, StoreError
@@ -30,13 +30,13 @@ AnchorOption = Annotated[
 
 def ratings(db: DatabaseArg, event: EventOption = None, anchor: AnchorOption = None) -> None:
     """Print an event's ratings: rank, bot, hand-Elo [95% CI], LOS vs next, margin, hands."""
-    console = Console()
+    console = make_console()
     try:
         with EventStore(db, create=False) as store:
             board = build_leaderboard(store, event, anchor=anchor)
     except StoreError as e:
         console.print(f"[red]error[/red]: {escape(str(e))}", highlight=False, soft_wrap=True)
-        raise typer.Exit(1) from None
+        raise typer.Exit(2) from None
     if board.ratings:
         console.print(_ratings_table(board))
     else:

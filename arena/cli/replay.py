@@ -6,15 +6,14 @@ from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from arena.cli.common import plural
+from arena.cli.common import make_console, plural
 from arena.referee import replay as replays
 
 app = typer.Typer(help="Check and read replay files.", no_args_is_help=True)
-console = Console()
+console = make_console()
 
 FileArg = Annotated[
     Path, typer.Argument(exists=True, dir_okay=False, readable=True, help="A replay JSON file.")

@@ -21,10 +21,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
-from arena.cli.common import plural
+from arena.cli.common import make_console, plural
 from arena.cli.play import (
     BankOpt,
     DecisionOpt,
@@ -44,7 +43,7 @@ from arena.runtime.aio import run as run_loop
 from arena.runtime.aio import tune_gc
 from arena.server import ArenaServer, Seating, Table, TableSpec
 
-console = Console(stderr=True, soft_wrap=True)
+console = make_console(stderr=True, soft_wrap=True)
 
 
 def _keys_file(path: Path) -> dict[str, object]:

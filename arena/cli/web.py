@@ -6,10 +6,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
-console = Console(stderr=True)
+from arena.cli.common import make_console
+
+console = make_console(stderr=True)
 
 
 def web(

@@ -33,6 +33,7 @@ import signal
 import tempfile
 import threading
 import uuid
+import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -308,6 +309,9 @@ class DaskExecutor:
             count = self.address.removeprefix("local:")
             if not count.isdigit() or int(count) < 1:
                 raise ClusterError(f"--cluster {self.address}: use local:N with N >= 1")
+            # The scheduler's HTTP server moves off a busy 8787 (another cluster's) on its own,
+            # with a warning that is no concern of a local cluster's user: leave it out.
+            warnings.filterwarnings("ignore", r"Port \d+ is already in use", UserWarning)
             cluster = LocalCluster(  # type: ignore[no-untyped-call]
                 n_workers=int(count),
                 threads_per_worker=1,

@@ -560,6 +560,20 @@ def write_leaderboard(board: Leaderboard, out_dir: Path | str) -> tuple[Path, Pa
     return md, js, page
 
 
+def other_event(board: Leaderboard, out_dir: Path | str) -> str | None:
+    """The creation time of another event of the same name whose leaderboard lies in
+    ``out_dir`` (and which ``write_leaderboard`` would replace), if there is one.
+
+    Two databases may each hold an event of one name; their leaderboards share a file name.
+    """
+    try:
+        data = json.loads((Path(out_dir) / f"{board.event}.json").read_text(encoding="utf-8"))
+        created = data["event"]["created"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return str(created) if created != board.created else None
+
+
 def write_files(out_dir: Path | str, name: str, texts: Sequence[tuple[str, str]]) -> list[Path]:
     """Writes ``<name><suffix>`` for each (suffix, text) into ``out_dir``; returns the paths.
 

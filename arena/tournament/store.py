@@ -497,7 +497,9 @@ class EventStore:
             if not known:
                 raise StoreError(f"{self.path}: no events yet")
             names = ", ".join(e.name for e in known)
-            raise StoreError(f"{self.path} holds {len(known)} events ({names}); name one")
+            raise StoreError(
+                f"{self.path} holds {len(known)} events ({names}); name one with --event NAME"
+            )
         for info in known:
             if ref == info.id or ref == info.name:
                 return info

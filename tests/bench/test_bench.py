@@ -28,7 +28,7 @@ def test_children_cpu_counts_a_running_child() -> None:
         ]
     )
     try:
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 200
         while (children_cpu() or 0.0) - before < 0.25:
             assert time.monotonic() < deadline, "the child's CPU never showed"
             time.sleep(0.05)

@@ -143,7 +143,7 @@ def test_serve_hands_out_tokens_plays_and_shuts_down_on_sigterm(tmp_path: Path) 
         text=True,
     )
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 300
         while not tokens.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
         info = json.loads(tokens.read_text())

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from arena.cli.event import _plain_line
+import io
+
+from rich.console import Console
+
+from arena.cli.common import PlainProgress, make_console
+from arena.cli.common import plain_line as _plain_line
 from arena.tournament.runner import Progress
 
 
@@ -21,3 +26,27 @@ def test_no_eta_before_a_second_play_and_resumed_plays_do_not_count() -> None:
     assert "ETA ?" in _plain_line(progress, (5.0, 51), 5.0, "")
     progress.plays_done = 61
     assert _plain_line(progress, (5.0, 51), 25.0, "").endswith("ETA 1:18")
+
+
+def test_lines_come_at_the_first_play_every_ten_seconds_and_at_the_last() -> None:
+    """Issue 23, finding 6: the same lines, with an ETA, for events and league rounds."""
+    out = io.StringIO()
+    lines = PlainProgress(Console(file=out, width=80, soft_wrap=True), every=10.0)
+    progress = Progress(plays_total=5, plays_done=0, hands=0, started=0.0)
+    for now in (1.0, 4.0, 11.5, 12.0, 13.0):
+        progress.plays_done += 1
+        lines(progress, lambda: "greedy +210  random -200", now)
+    printed = out.getvalue().splitlines()
+    assert [line.split(",")[0] for line in printed] == ["plays 1/5", "plays 3/5", "plays 5/5"]
+    assert printed[1].endswith("ETA 0:10, leader: greedy +210") and "ETA 0:00" in printed[2]
+
+
+def test_output_that_is_not_a_terminal_is_never_wrapped() -> None:
+    """Issue 23, finding 6: a CI log split the resume hint over two lines at 80 columns."""
+    out = io.StringIO()
+    console = make_console()
+    console.file = out
+    hint = "continue with: arena event resume " + "/very/long/path" * 10 + "/e.sqlite --jobs 4"
+    console.print(hint)
+    assert out.getvalue() == hint + "\n"
+    assert console.width >= 200

@@ -72,6 +72,8 @@ def test_the_demo_opens_in_the_viewer(tmp_path: Path) -> None:
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(url + "/")
+        page.wait_for_selector("header.top a")
+        assert page.locator("header.top").inner_text().strip() == "Tichu Arena"  # not "nullnull"
         page.get_by_role("link", name="demo").first.click()
         page.wait_for_selector("table.stats")
         assert "nullnull" not in page.locator("header.top").inner_text()

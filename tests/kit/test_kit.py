@@ -205,7 +205,7 @@ def test_scaffolded_test_passes_and_can_fail(tmp_path: Path) -> None:
             cwd=where.parent,
             capture_output=True,
             text=True,
-            timeout=60,
+            timeout=600,  # ten times a loaded machine's worst: a bound against a hang only
         )
 
     ok = pytest_in(folder)

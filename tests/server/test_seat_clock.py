@@ -77,22 +77,28 @@ def run(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Run:
     return run_loop
 
 
+LATE_S = 0.5
+"""How late a timeout may ring: generous for a loaded machine (issue 23); quiet, a few ms."""
+
+
 def _assert_timed_out(result: tuple[FailureKind | None, float], ms: int) -> None:
     kind, seconds = result
     assert kind is FailureKind.TIMEOUT
-    assert ms / 1000 <= seconds < ms / 1000 + 0.1, (ms, seconds)
+    # Never early; late by less than LATE_S, far less than the gaps between the deadlines
+    # here, so a request timing out at another request's deadline still fails.
+    assert ms / 1000 <= seconds < ms / 1000 + LATE_S, (ms, seconds)
 
 
 def test_each_request_times_out_at_its_own_deadline(run: Run) -> None:
-    results = run(_ask([300, 40, 120, 40], answer=set()))
-    for result, ms in zip(results, [300, 40, 120, 40], strict=True):
+    results = run(_ask([1500, 200, 600, 200], answer=set()))
+    for result, ms in zip(results, [1500, 200, 600, 200], strict=True):
         _assert_timed_out(result, ms)
 
 
 def test_an_earlier_deadline_after_an_answer_in_time_still_rings(run: Run) -> None:
     """5 s answered at once leaves the alarm at +5 s; the next request is due in 50 ms."""
     (answered, answered_s), timed_out = run(_ask([5000, 50], answer={5000}))
-    assert answered is None and answered_s < 0.1
+    assert answered is None and answered_s < LATE_S
     _assert_timed_out(timed_out, 50)
 
 

@@ -32,8 +32,9 @@ def test_health_and_graceful_shutdown(tmp_path: Path) -> None:
             for s, c in enumerate(clients):
                 await c.send(hello(table.tokens[s]))
             await clients[0].next("decision")  # the match runs; nobody answers
-            stopping = asyncio.ensure_future(server.stop(grace_s=0.5))
-            await asyncio.sleep(0.1)
+            # A grace long enough for the checks below on a loaded machine; it ends with it.
+            stopping = asyncio.ensure_future(server.stop(grace_s=5.0))
+            await asyncio.sleep(0)  # stop() has entered its graceful shutdown
             reply = await stub.Check(health_pb2.HealthCheckRequest(service=""))
             assert reply.status == health_pb2.HealthCheckResponse.NOT_SERVING
             code, details = await status_of_a_new_call(server.address)

@@ -31,6 +31,9 @@ from arena.tournament.gate import (
 )
 from tests.helpers import MANY_PROCESSES, ROOT
 
+# Bounds in this file only catch a hang: ten times a loaded machine's worst (issue 23).
+pytestmark = pytest.mark.timeout(1800)
+
 
 def gate_cli(*args: str | Path) -> tuple[int, str, str, float]:
     """Runs ``arena gate`` in a fresh process; returns exit code, stdout, stderr, seconds."""
@@ -40,7 +43,7 @@ def gate_cli(*args: str | Path) -> tuple[int, str, str, float]:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=240,
+        timeout=900,
     )
     return done.returncode, done.stdout, done.stderr, time.monotonic() - start
 
@@ -68,7 +71,7 @@ def test_heuristic_beats_random_quickly_and_resumes(tmp_path: Path) -> None:
     )  # fmt: skip
     code, out, err, seconds = gate_cli(*args)
     assert code == 0, err
-    assert seconds < 180  # a bound against a hang; alone it takes well under a minute
+    assert seconds < 900  # a bound against a hang; alone it takes well under a minute
     assert "PASS" in out and "LLR" in err  # the verdict on stdout, the live line on stderr
     assert "bot processes sandboxed: full" in err
     data, xml = reports(tmp_path)
@@ -105,7 +108,7 @@ def test_random_never_passes_a_gain_test_against_itself(tmp_path: Path) -> None:
         "--json", tmp_path / "gate.json", "--junit", tmp_path / "gate.xml",
     )  # fmt: skip
     assert code in (1, 2), err
-    assert seconds < 180  # a bound against a hang; alone it takes well under a minute
+    assert seconds < 900  # a bound against a hang; alone it takes well under a minute
     assert out.startswith("FAIL")
     data, xml = reports(tmp_path)
     assert data["verdict"] == {1: "H0", 2: "inconclusive"}[code]
@@ -216,7 +219,7 @@ def test_a_candidate_that_cannot_start_fails_within_seconds(tmp_path: Path, how:
     # now it stops after its first hands. The count is the check; the generous time bound
     # (about 10 s alone, 40 s and more beside the rest of the suite) only catches a hang.
     assert f"in each of its first {STARTUP_HANDS} hands" in line, line
-    assert seconds < 120
+    assert seconds < 600
     log = Path(line.rsplit("; its log: ", 1)[1])
     assert log.parent.parent == logs and logged in log.read_text(encoding="utf-8")
     data = json.loads((tmp_path / "gate.json").read_text(encoding="utf-8"))
@@ -227,7 +230,7 @@ def test_a_candidate_whose_program_is_missing_names_its_option(tmp_path: Path) -
     bot = tmp_path / "bot.toml"
     bot.write_text('name = "gone"\ncommand = ["no-such-program-for-the-gate"]\n')
     code, _, err, seconds = gate_cli("--candidate", bot, "--baseline", "random", "--jobs", "1")
-    assert code == 3 and seconds < 40
+    assert code == 3 and seconds < 400  # a bound against a hang; the message says "at once"
     assert f"error: --candidate cannot start: {bot}: cannot start" in err
     assert "no such program" in err
 
@@ -300,7 +303,7 @@ def test_ctrl_c_prints_the_command_that_resumes_and_another_preset_is_refused(
         code, _, err, seconds = gate_cli(*args[1:], *change)
         assert code == 3, err
         assert f"error: {db} holds a gate started with other settings: {words};" in err
-        assert seconds < 30
+        assert seconds < 300  # a bound against a hang only
     assert plays_done(db) == played
 
 

@@ -441,16 +441,16 @@ def test_cli_defaults_to_leaderboards_reference(rungs_dir: Path) -> None:
     )
 
 
-def test_cli_errors_exit_1_and_write_nothing(rungs_dir: Path) -> None:
+def test_cli_errors_exit_2_and_write_nothing(rungs_dir: Path) -> None:
     good = str(rungs_dir / "ladder-greedy-random.json")
     missing = runner.invoke(app, ["ladder", good, "boards/missing.json", "--out", "x"])
-    assert missing.exit_code == 1
+    assert missing.exit_code == 2
     assert "error: cannot read rung leaderboard boards/missing.json" in missing.output
     not_fixed = write_rung(replace(GREEDY_RANDOM, event="rr", schedule="round_robin"), rungs_dir)
     wrong = runner.invoke(app, ["ladder", str(not_fixed), "--out", "x"])
-    assert wrong.exit_code == 1
+    assert wrong.exit_code == 2
     assert f"error: {not_fixed}: event 'rr' is not a fixed-partnership event" in wrong.output
     bad_name = runner.invoke(app, ["ladder", good, "--out", "x", "--name", "../up"])
-    assert bad_name.exit_code == 1 and "cannot name a file" in bad_name.output
+    assert bad_name.exit_code == 2 and "cannot name a file" in bad_name.output
     assert not Path("x").exists() or not any(Path("x").iterdir())
     assert runner.invoke(app, ["ladder"]).exit_code == 2

@@ -89,17 +89,17 @@ def test_ratings_cli_errors(make_event: MakeEvent, tmp_path: Path) -> None:
     with EventStore(event.path) as store:
         store.create_event(spec, plan_event(spec))
     several = runner.invoke(app, ["ratings", str(event.path)])
-    assert several.exit_code == 1 and "holds 2 events (synthetic, second); name one" in (
+    assert several.exit_code == 2 and "holds 2 events (synthetic, second); name one" in (
         several.output
     )
     unknown = runner.invoke(app, ["ratings", str(event.path), "--event", "third"])
-    assert unknown.exit_code == 1 and "no event 'third'" in unknown.output
+    assert unknown.exit_code == 2 and "no event 'third'" in unknown.output
     missing = runner.invoke(app, ["ratings", str(tmp_path / "nope.db")])
     assert missing.exit_code != 0
     not_a_db = tmp_path / "plain.txt"
     not_a_db.write_text("hello")
     refused = runner.invoke(app, ["ratings", str(not_a_db)])
-    assert refused.exit_code == 1 and "not an event database" in refused.output
+    assert refused.exit_code == 2 and "not an event database" in refused.output
 
 
 def test_leaderboard_files_are_deterministic(make_event: MakeEvent, tmp_path: Path) -> None:
@@ -250,10 +250,13 @@ def test_team_margin_interval_is_clustered_by_board() -> None:
     assert _clustered_ci({"1": [5.0, 7.0]}) == 0.0
 
 
-def test_every_format_shows_failures_per_bot_by_kind_with_the_log(tmp_path: Path) -> None:
+def test_every_format_shows_failures_per_bot_by_kind_with_the_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     spec = make_spec(["ace", "king", "queen", "jack"], boards_per_round=2)
     plan = plan_event(spec)
-    path = tmp_path / "failures.db"
+    monkeypatch.chdir(tmp_path)  # log paths as the run saw them, beside its database
+    path = Path("failures.db")
     with EventStore(path) as store:
         event_id = store.create_event(spec, plan, created=CREATED)
         for k, stored in enumerate(store.pending_plays(event_id)):

@@ -102,7 +102,10 @@ def test_create_event_is_idempotent(tmp_path: Path) -> None:
         again = store.create_event(spec, plan, created="2027-01-01T00:00:00Z")
         faster = spec.model_copy(update={"jobs": 16})
         assert store.create_event(faster, plan) == first == again
-        assert dump(path) == before
+        settings = 'INSERT INTO "event_settings" VALUES(1,'
+        assert [line for line in dump(path) if not line.startswith(settings)] == [
+            line for line in before if not line.startswith(settings)
+        ]  # only the settings that do not change results (jobs) follow the latest file
         assert store.event(first).created == "2026-01-01T00:00:00Z"
         assert len(store.plays(first)) == len(plan.plays) == 5 * 2 * 2
         assert [p.play for p in store.plays(first)] == list(plan.plays)

@@ -35,7 +35,7 @@ def test_the_command_serves_the_pages(event_db: Path) -> None:
         stderr=subprocess.PIPE,
     )
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 600  # a condition waited for; the bound is for a hang
         while True:
             try:
                 r = httpx.get(f"http://127.0.0.1:{port}/api/dbs", timeout=5)

@@ -243,8 +243,9 @@ def builtin_name(bot: str | Path) -> str | None:
         return text
     path = Path(text)
     path = path / "bot.toml" if path.is_dir() else path
-    if path.name == "bot.toml" and path.is_file() and path.resolve().parent.parent == BUILTIN_DIR:
-        return path.resolve().parent.name
+    folder = path.resolve().parent
+    if path.name == "bot.toml" and path.is_file() and folder.parent.name == BUILTIN_DIR.name:
+        return folder.name if is_builtin(folder.name) else None  # any checkout's example_bots
     return None
 
 

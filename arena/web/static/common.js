@@ -30,10 +30,11 @@ function showError(where, err) {
 function topBar(event) {
   const bar = document.querySelector("header.top");
   const base = {db: DB, event: event};
+  // replaceChildren writes a null as the text "null": leave the event's links out instead.
   bar.replaceChildren(
     el("strong", {}, el("a", {href: "/?" + qs({db: DB})}, "Tichu Arena")),
-    event ? el("a", {href: "/event?" + qs(base)}, "event " + event) : null,
-    event ? el("a", {href: "/games?" + qs(base)}, "games") : null);
+    ...(event ? [el("a", {href: "/event?" + qs(base)}, "event " + event),
+                 el("a", {href: "/games?" + qs(base)}, "games")] : []));
 }
 function cardEl(name) {
   const suit = name.length === 2 && "jspt".includes(name[1]) && name[0] !== "D" && name[0] !== "P" && name[0] !== "M" ? name[1] : "x";

@@ -1,0 +1,46 @@
+"""The exit-code table of README.md: bad input is 2 in every command (issue 23, finding 7)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from arena.cli.main import app
+from tests.helpers import ROOT
+
+BAD_INPUT = {
+    "play with three bots": ["play", "random", "random", "random"],
+    "play an unknown bot": ["play", "nobody", "random", "random", "random"],
+    "event run of a broken file": ["event", "run", "{bad_toml}"],
+    "event resume of a text file": ["event", "resume", "{text}"],
+    "ratings of a text file": ["ratings", "{text}"],
+    "leaderboard of a text file": ["leaderboard", "{text}"],
+    "ladder of a text file": ["ladder", "{text}"],
+    "replay verify of a text file": ["replay", "verify", "{text}"],
+    "league standings without a league": ["league", "standings", "--db", "{missing}"],
+    "league submit of a missing bot": ["league", "submit", "nobody", "--db", "{league}"],
+    "check-bot of a missing manifest": ["check-bot", "{missing}"],
+    "web of a text file": ["web", "--db", "{text}"],
+    "an unknown option": ["event", "run", "--no-such-option"],
+}
+
+
+@pytest.mark.parametrize("argv", BAD_INPUT.values(), ids=BAD_INPUT.keys())
+def test_bad_input_exits_2_with_one_line(argv: list[str], tmp_path: Path) -> None:
+    (tmp_path / "bad.toml").write_text("name = [")
+    (tmp_path / "text.txt").write_text("hello")
+    league = tmp_path / "league.sqlite"
+    CliRunner().invoke(
+        app, ["league", "init", str(ROOT / "docs" / "league-example.toml"), "--db", str(league)]
+    )
+    places = {
+        "{bad_toml}": tmp_path / "bad.toml",
+        "{text}": tmp_path / "text.txt",
+        "{missing}": tmp_path / "missing.toml",
+        "{league}": league,
+    }
+    result = CliRunner().invoke(app, [str(places.get(a, a)) for a in argv])
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
