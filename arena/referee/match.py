@@ -11,7 +11,9 @@ its own events are the failures and the match's end.
   pass of a seat that cannot beat the table. Its event is sent as usual. With
   ``pace_forced`` the referee first waits as long as the seat took for one of its recent
   asked passes (drawn at random from its last ``PACE_SAMPLES``), so that the other seats
-  cannot tell a forced pass from an asked one by the time it took (docs/security.md).
+  cannot tell a forced pass from an asked one by the time it took; and where a private
+  bomb window could have opened but did not, it pauses as long as a recent window took,
+  so that nobody learns from the timing that someone holds a bomb (docs/security.md).
 * **Simultaneous decisions.** Grand Tichu and the exchange are asked of all four seats at
   once and applied in seat order when all have answered (the rules core takes them seat by
   seat). Tichu calls riding on exchange answers are therefore announced in seat order.
