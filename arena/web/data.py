@@ -346,7 +346,9 @@ class EventData:
             play = next((p for p in store.plays(event) if p.play.ordinal == ordinal), None)
         if play is None or play.replay_path is None:
             raise NotFound(f"event {event!r} has no recorded play {ordinal}")
-        timeline = load_timeline(self._resolve(play.replay_path), self.logs)
+        league_logs = self.logs / event  # a league keeps each round's logs in its own folder
+        logs = league_logs if league_logs.is_dir() else self.logs
+        timeline = load_timeline(self._resolve(play.replay_path), logs)
         with self._lock:
             self._timelines[key] = timeline
             while len(self._timelines) > TIMELINES_KEPT:

@@ -8,10 +8,13 @@ refused by ``league submit`` ("does not exist", "workdir ../.. leaves the bot's 
 
 from __future__ import annotations
 
+import json
 import signal
 import sqlite3
 import subprocess
+import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,6 +34,11 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
 README = ROOT / "README.md"
 LEAGUE = ROOT / "docs" / "league.md"
+
+
+def get(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=60) as reply:
+        return json.load(reply)
 
 
 def plays_done(db: Path) -> int:
@@ -98,6 +106,12 @@ def test_an_organiser_runs_a_league(tmp_path: Path) -> None:
         assert page.locator("svg.chart").count() == 4
         assert page.locator("p.error").count() == 0
         page.goto(url + "/")
-        page.get_by_role("link", name="spring.s1.r2").first.click()
+        page.get_by_role("link", name="spring.s1.r2.d1").first.click()
         page.wait_for_selector("table.stats")
+        # A replay's decision panel shows the bot's log, kept per round in a league.
+        steps = [
+            get(f"{url}/api/step?event=spring.s1.r2.d1&play=0&step={k}&view=all")
+            for k in range(1, 9)
+        ]
+        assert any(s["decision"] and s["decision"]["log"] is not None for s in steps), steps
         browser.close()

@@ -32,6 +32,9 @@ rotations = 2
 boards_per_round = {boards}
 seed = 11
 jobs = 2
+
+[time_control]
+decision_ms = 10000  # ten times the default: a loaded machine makes no timeouts of its own
 """
 
 
@@ -206,10 +209,9 @@ def every_hand(db: Path) -> dict[tuple[int, int], tuple[object, ...]]:
 def test_the_same_event_file_replays_the_same_database(tmp_path: Path) -> None:
     """The demo line-up (two random bots), twice with two tables at once: every hand equal.
 
-    A generous clock: a timeout on a loaded machine would change a hand (a default action).
+    A generous clock (``EVENT``'s): a timeout on a loaded machine would change a hand.
     """
     event = write_event(tmp_path, "twice", boards=2)
-    event.write_text(event.read_text() + "[time_control]\ndecision_ms = 20000\n")
     runs = []
     for k in (1, 2):
         db = tmp_path / f"run{k}.sqlite"
