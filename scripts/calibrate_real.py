@@ -38,8 +38,16 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arena.ratings import HandOutcome, RatingError, fit_margins, fit_ratings, pentanomial_counts
-from arena.ratings.calibration import Coverage, Scenario
+from arena.ratings import (
+    HandOutcome,
+    RatingError,
+    board_pairs,
+    expected_score,
+    fit_margins,
+    fit_ratings,
+    pentanomial_counts,
+)
+from arena.ratings.calibration import Coverage, Scenario, simulate_event
 from arena.ratings.gate_calibration import PRESETS, simulate
 from example_bots.common.field import Play, gate_pairs, play_event
 
@@ -153,6 +161,65 @@ def coverage(field: Field, events: int, seed: int) -> tuple[Coverage, Coverage]:
     return results[0], results[1]
 
 
+def lack_of_fit(hands: Sequence[HandOutcome], least: int = 10) -> tuple[float, int]:
+    """Returns Σz² over the line-ups with at least ``least`` board pairs, and their number.
+
+    z is a line-up's mean pair score less the pooled fit's ``L(Δ)``, over its standard error
+    from the spread of its pair scores: near the count of line-ups when team strength is
+    the mean of the partners' (the rating model), far above it when a bot's edge depends on
+    whom it partners and meets.
+    """
+    fit = fit_ratings(hands)
+    scores: dict[tuple[tuple[str, ...], tuple[str, ...]], list[float]] = {}
+    for first, second in board_pairs(hands):
+        seats = first.seats
+        a, b = tuple(sorted((seats[0], seats[2]))), tuple(sorted((seats[1], seats[3])))
+        score = (first.outcome + second.outcome) / 2
+        if a > b:
+            a, b, score = b, a, 1.0 - score
+        scores.setdefault((a, b), []).append(score)
+    total, line_ups = 0.0, 0
+    for (a, b), values in scores.items():
+        x = np.array(values)
+        if x.size < least or x.var() == 0.0:
+            continue
+        gap = (sum(fit.rating(bot) for bot in a) - sum(fit.rating(bot) for bot in b)) / 2
+        total += float((x.mean() - expected_score(gap)) ** 2 / (x.var(ddof=1) / x.size))
+        line_ups += 1
+    return total, line_ups
+
+
+def lack_of_fit_row(field: Field, events: int, seed: int) -> str:
+    """Plays ``events`` events of ``field`` (the coverage row's first ones) and compares the
+    line-ups' lack of fit with that of the same seatings simulated from the pooled ratings."""
+    real: list[HandOutcome] = []
+    for event in range(events):
+        plays = play_event(field.bots, field.rounds, field.boards, seed + event)
+        real += outcomes(plays, event)
+    fit = fit_ratings(real)
+    rng = np.random.default_rng(seed)
+    simulated: list[HandOutcome] = []
+    for event in range(events):
+        for hand in simulate_event(list(fit.ratings), field.rounds, field.boards, rng):
+            named = tuple(fit.bots[int(bot[1:])] for bot in hand.seats)
+            assert len(named) == 4
+            simulated.append(
+                HandOutcome(
+                    f"{event}/{hand.board}",
+                    (named[0], named[1], named[2], named[3]),
+                    hand.score_a,
+                    hand.score_b,
+                    hand.rotation,
+                )
+            )
+    chi, line_ups = lack_of_fit(real)
+    additive, additive_line_ups = lack_of_fit(simulated)
+    return (
+        f"| {field.name} | {events} | {line_ups} | {chi:.0f} "
+        f"| {additive:.0f} ({additive_line_ups} line-ups) |"
+    )
+
+
 def gate_rows(boards: int, runs: int, seed: int) -> list[str]:
     """Plays the gate pairs and simulates the presets on their shapes; Markdown rows."""
     rng = np.random.default_rng(seed)
@@ -195,6 +262,9 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=2000, help="simulated gates per cell")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
+        "--lack-of-fit", type=int, default=0, help="events per row for the line-up lack of fit"
+    )
+    parser.add_argument(
         "--check",
         action="store_true",
         help=f"exit 1 if a row is outside 93-97 %% by more than {Z} MC errors",
@@ -223,6 +293,12 @@ def main() -> int:
                 )
                 if c.rate + Z * c.error < LOW or c.rate - Z * c.error > HIGH:
                     outside.append(c.scenario.name)
+    if args.lack_of_fit:
+        print("\n| field | events | line-ups | Σz² real | Σz² simulated, additive |")
+        print("|:--|--:|--:|--:|--:|")
+        for row in args.rows:
+            line = lack_of_fit_row(FIELDS[row], args.lack_of_fit, args.seed + 1000 * row)
+            print(line, flush=True)
     if args.gate_boards:
         print("\n| gate pair | pentanomial | preset | false pass at elo0 | power at elo1 |")
         print("|:--|:--|:--|--:|--:|")
