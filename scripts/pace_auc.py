@@ -8,8 +8,10 @@ positive above a negative; 0.5 is a coin, 1.0 always right):
 * **forced, raw**: calls a pass of seats 1-3 forced when the time since the previous event
   is short.
 * **forced, in context**: the same, but only compares passes made in the same public context
-  (the passing seat and how many cards it holds), so that it cannot be fooled by a bot that
-  thinks longer with more cards: the observer a careful bot author would build.
+  (the passing seat, how many cards it holds, and whether the pass answers a play directly
+  or follows another pass), so that it cannot be fooled by a bot that thinks longer with
+  more cards, nor by the pause a play may be followed by: the observer a careful bot author
+  would build.
 * **bomb window**: calls a play (or a trick's last pass) followed by a private bomb window
   when the time until the next public event is long.
 
@@ -78,36 +80,46 @@ class Timings:
     seconds: float = 0.0
 
 
+class Watcher:
+    """Times one table's public events into ``out`` (see the module docstring)."""
+
+    def __init__(self, table_no: int, out: Timings) -> None:
+        self.table_no = table_no
+        self.out = out
+        self.tables: list[Table] = []
+        self.t = 0.0  # when the previous public event went out
+        self.forced = 0  # the referee's forced count then
+        self.kind: EventKind | None = None  # its kind
+        self.window: bool | None = None  # after a play or pass: whether a window opened
+
+    def __call__(self, ev: TableEvent) -> None:
+        now = time.perf_counter()
+        ref = self.tables[0].referee if self.tables else None
+        e = ev.event
+        if ref is None or e is None or ev.only_seat >= 0:
+            return
+        out = self.out
+        if self.window is not None:  # the event after a play or pass: was a window opened?
+            (out.window if self.window else out.no_window).append(now - self.t)
+            self.window = None
+        if e.kind == EventKind.PASS and e.seat != 0 and self.t:
+            forced = ref.forced != self.forced
+            (out.forced if forced else out.asked).append(now - self.t)
+            cards = ref.match.hands[e.seat].bit_count()
+            after_play = self.kind in (EventKind.PLAY, EventKind.WISH)
+            key = (self.table_no, e.seat, cards, after_play)
+            out.context[key][1 if forced else 0].append(now - self.t)
+        if e.kind in (EventKind.PLAY, EventKind.PASS):
+            self.window = ref.match.phase is Phase.BOMB_WINDOW
+        self.t, self.forced, self.kind = now, ref.forced, EventKind(e.kind)
+
+
 async def measure(bot: str, hands: int, pace: bool, tables: int) -> Timings:
     """Plays ``tables`` tables at once; returns every observer's timings."""
     manifest = resolve_bot(bot)
     server = ArenaServer()
     await server.start()
     out = Timings()
-
-    def watcher(k: int) -> object:
-        made: list[Table] = []
-        last = {"t": 0.0, "forced": 0, "window": None}
-
-        def watch(ev: TableEvent) -> None:
-            now = time.perf_counter()
-            ref = made[0].referee if made else None
-            e = ev.event
-            if ref is None or e is None or ev.only_seat >= 0:
-                return
-            if last["window"] is not None:  # the event after a play: was a window opened?
-                (out.window if last["window"] else out.no_window).append(now - last["t"])
-                last["window"] = None
-            if e.kind == EventKind.PASS and e.seat != 0 and last["t"]:
-                forced = ref.forced != last["forced"]
-                (out.forced if forced else out.asked).append(now - last["t"])
-                cards = ref.match.hands[e.seat].bit_count()
-                out.context[(k, e.seat, cards)][1 if forced else 0].append(now - last["t"])
-            if e.kind in (EventKind.PLAY, EventKind.PASS):
-                last["window"] = ref.match.phase is Phase.BOMB_WINDOW
-            last["t"], last["forced"] = now, ref.forced
-
-        return watch, made.append
 
     async def one(k: int) -> None:
         spec = TableSpec(
@@ -118,13 +130,9 @@ async def measure(bot: str, hands: int, pace: bool, tables: int) -> Timings:
             pace_forced=pace,
             table_id=f"pace{k}",
         )
-        watch, on_table = watcher(k)
+        watch = Watcher(k, out)
         _, records = await play_table(
-            server,
-            spec,
-            [manifest] * 4,
-            watch=watch,  # type: ignore[arg-type]
-            on_table=on_table,  # type: ignore[arg-type]
+            server, spec, [manifest] * 4, watch=watch, on_table=watch.tables.append
         )
         out.hands += records[0].outcome.hands_played
 

@@ -39,6 +39,7 @@ from arena.tournament.leaderboard import (
 )
 from arena.tournament.leaderboard_render import (
     other_event,
+    seed_text,
     write_leaderboard,
 )
 from arena.tournament.model import EventFileError, EventSpec, load_event
@@ -155,6 +156,7 @@ def _play(
 ) -> None:
     sandbox = require_sandbox(allow_unsandboxed)
     console.print(f"bot processes sandboxed: {sandbox.summary()}", highlight=False)
+    console.print(f"deals: {seed_text(spec.seed)}", highlight=False)
     tune_gc()
     summary = store.event_summary(event)
     boards_total = summary.boards_total

@@ -36,6 +36,7 @@ from arena.tournament.gate import (
     look_line,
     run_gate,
 )
+from arena.tournament.leaderboard_render import seed_text
 
 ERROR_EXIT = 3
 LOG_EVERY_S = 10.0
@@ -211,6 +212,7 @@ def gate(
         tune_gc()
         sandbox = require_sandbox(allow_unsandboxed)
         print(f"bot processes sandboxed: {sandbox.summary()}", file=sys.stderr)
+        print(f"deals: {seed_text(seed)}", file=sys.stderr)
         try:
             report = run_gate(config, on_look=live)
         finally:

@@ -133,8 +133,9 @@ def serve(
     pace_forced: Annotated[
         bool,
         typer.Option(
-            help="Delay forced passes like asked answers, so no seat can tell them apart by"
-            " timing (turn off only for benchmarks)."
+            help="Delay forced passes like asked answers, and pause where a private bomb"
+            " window could have opened like one, so no seat learns from timing that another"
+            " had no choice or holds a bomb (turn off only for benchmarks)."
         ),
     ] = True,
     runs: Annotated[Path, typer.Option(help="Folder for the replays.")] = Path("runs/serve"),

@@ -46,8 +46,9 @@ SHAPES = (
     Shape("distinct: random vs random (docs/gate.md)", (25, 8, 55, 3, 29)),
 )
 """The shapes of the gate's table (docs/gate.md): the first from issue 24, the last from the
-gate's first runs, the others from ``scripts/calibrate_real.py --shapes`` (3,000 and 600
-duplicate boards). Greedy against random, nearly every pair won, cannot be tilted to ±10 Elo."""
+gate's first runs, the others from the gate boards of ``scripts/calibrate_real.py`` (3,000
+boards for greedy, 600 for the heuristic pairs). Greedy against random, nearly every pair
+won, cannot be tilted to ±10 Elo."""
 
 PRESETS = {"nonreg": (-10.0, 0.0), "gain": (0.0, 10.0)}
 """The gate's presets (``arena.tournament.gate.PRESETS``, which this layer cannot import)."""

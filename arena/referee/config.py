@@ -22,9 +22,10 @@ class MatchSettings:
     """The settings every match of a table shares.
 
     ``skip_forced`` applies a decision with one legal answer (for a seat that may not call
-    Tichu) without asking; ``pace_forced`` then delays it like an asked one, so no seat learns
-    from the timing that another had no choice (``arena.referee.match``); ``max_hands`` caps a
-    match (0 = no cap): a capped match is adjudicated as it stands.
+    Tichu) without asking; ``pace_forced`` then delays it like an asked one, and pauses where
+    a private bomb window could have opened but did not like one, so no seat learns from the
+    timing that another had no choice or holds a bomb (``arena.referee.match``);
+    ``max_hands`` caps a match (0 = no cap): a capped match is adjudicated as it stands.
     """
 
     options: Options = field(default_factory=Options)

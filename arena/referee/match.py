@@ -11,7 +11,9 @@ its own events are the failures and the match's end.
   pass of a seat that cannot beat the table. Its event is sent as usual. With
   ``pace_forced`` the referee first waits as long as the seat took for one of its recent
   asked passes (drawn at random from its last ``PACE_SAMPLES``), so that the other seats
-  cannot tell a forced pass from an asked one by the time it took (docs/security.md).
+  cannot tell a forced pass from an asked one by the time it took; and where a private
+  bomb window could have opened but did not, it pauses as long as a recent window took,
+  so that nobody learns from the timing that someone holds a bomb (docs/security.md).
 * **Simultaneous decisions.** Grand Tichu and the exchange are asked of all four seats at
   once and applied in seat order when all have answered (the rules core takes them seat by
   seat). Tichu calls riding on exchange answers are therefore announced in seat order.
@@ -84,6 +86,17 @@ _new = tuple.__new__
 _NO_SCORES = (0, 0)
 
 
+async def _wait_until(until: float) -> None:
+    """Sleeps until ``perf_counter()`` reaches ``until``: the loop's timers round to whole
+    milliseconds, so the last ``_PACE_SPIN`` seconds are waited by yielding to the loop."""
+    clock = time.perf_counter
+    coarse = until - _PACE_SPIN - clock()
+    if coarse > 0:
+        await asyncio.sleep(coarse)
+    while clock() < until:
+        await asyncio.sleep(0)
+
+
 class _Stop(Exception):
     """Raised inside the loop when the match must end now (forfeit, abort)."""
 
@@ -122,14 +135,15 @@ class Referee:
         self._read = 0  # rules events of that hand already sent
         self._decision_ms = cfg.time.decision_ms
         self._grace: dict[int, asyncio.TimerHandle] = {}
-        # per seat: (cards held, seconds) of its recent asked passes
-        self._paces = [deque[tuple[int, float]](maxlen=PACE_SAMPLES) for _ in range(4)]
+        # per seat, its recent asked passes: (cards held, answering a play?, seconds taken)
+        self._paces = [deque[tuple[int, bool, float]](maxlen=PACE_SAMPLES) for _ in range(4)]
         self._pace_rng = random.Random()  # from the OS: not the match's seed, not guessable
         # Bomb windows, imitated when pacing (``_imitate_window``): how long recent ones kept
         # the table waiting, when the last public event went out, when the open window began,
         # whether the last event could have opened one, and whether events are held back.
         self._windows = deque[float](maxlen=PACE_SAMPLES)
         self._event_t = 0.0
+        self._last_kind = -1  # the kind of the last public rules event sent
         self._window_from: float | None = None
         self._opener = False
         self._held = False
@@ -272,11 +286,9 @@ class Referee:
         decision_ms = cfg.time.decision_ms
         tournament = cfg.options.tournament
         players = self.players
-        clock = time.perf_counter
         while not m.over:
             if pace:
                 await self._imitate_window()
-            t0 = clock()  # the last event just went out: the other seats' clocks start
             if self._stop is not None:
                 raise _Stop
             if self._deferred:
@@ -293,7 +305,7 @@ class Referee:
             if skip and len(legal) == 1 and not m.can_call_tichu(s):
                 self.forced += 1
                 if pace:
-                    await self._pace(s, t0)
+                    await self._pace(s)
                 self._apply(s, legal[0])
                 continue
             player = players[s]
@@ -308,37 +320,37 @@ class Referee:
             answer = await player.decide(Decision(obs, self.seq, decision_ms, self.bank[s], vp))
             a = answer.action
             window = ph is Phase.BOMB_WINDOW
-            if pace and not window and type(a) is Play and a.kind == _PASS_KIND:
-                # a public pass: what forced ones mimic
-                self._paces[s].append((m.hands[s].bit_count(), clock() - t0))
+            before_t, after_play = self._event_t, self._last_kind in _OPENERS
             self._settle(s, obs, answer, window)
+            if pace and not window and type(a) is Play and a.kind == _PASS_KIND:
+                # A public pass, timed as the other seats saw it: from the previous event to
+                # its own (a window's pause and the answer's checks included).
+                took = self._event_t - before_t
+                self._paces[s].append((m.hands[s].bit_count(), after_play, took))
             self._time(at, s, answer.elapsed_ms, before)
 
-    async def _pace(self, s: int, t0: float) -> None:
+    async def _pace(self, s: int) -> None:
         """Waits until one of seat ``s``'s recent asked passes, drawn at random, would be in.
 
-        The pass is drawn from those made holding about as many cards as the seat holds now
+        The pass is drawn from those made in the same public context: answering a play (or
+        another pass), and holding about as many cards as the seat holds now
         (``PACE_NEIGHBOURS``). A seat that has not passed yet borrows another seat's passes.
 
-        An asked pass is timed from the previous event to its answer, all the referee's
-        work included, so a paced pass costs the other seats the same time, whatever the
-        transport. The loop's timers round to whole milliseconds, and asked passes often
+        An asked pass is timed as the other seats saw it, from the previous event to its own
+        (all the referee's work included), so a paced pass costs them the same time, whatever
+        the transport. The loop's timers round to whole milliseconds, and asked passes often
         take less: the last ``_PACE_SPIN`` seconds are waited by yielding to the loop.
         """
         paces = self._paces[s] or max(self._paces, key=len)
         if not paces:
             return  # nobody has passed yet: nothing to imitate
+        after_play = self._last_kind in _OPENERS
+        alike = [p for p in paces if p[1] == after_play] or list(paces)
         cards = self.match.hands[s].bit_count()
-        near = sorted(abs(held - cards) for held, _ in paces)
+        near = sorted(abs(held - cards) for held, _, _ in alike)
         reach = near[min(PACE_NEIGHBOURS, len(near)) - 1]
-        pool = [took for held, took in paces if abs(held - cards) <= reach]
-        clock = time.perf_counter
-        until = t0 + self._pace_rng.choice(pool)
-        coarse = until - _PACE_SPIN - clock()
-        if coarse > 0:
-            await asyncio.sleep(coarse)
-        while clock() < until:
-            await asyncio.sleep(0)
+        pool = [took for held, _, took in alike if abs(held - cards) <= reach]
+        await _wait_until(self._event_t + self._pace_rng.choice(pool))
 
     async def _imitate_window(self) -> None:
         """Pauses where a bomb window could have opened but did not, as long as one of the
@@ -364,14 +376,9 @@ class Referee:
         self._opener = False
         if not could_open:
             return
-        pool: Sequence[float] = self._windows or [t for seat in self._paces for _, t in seat]
+        pool: Sequence[float] = self._windows or [t for seat in self._paces for *_, t in seat]
         if pool:
-            until = self._event_t + self._pace_rng.choice(pool)
-            coarse = until - _PACE_SPIN - clock()
-            if coarse > 0:
-                await asyncio.sleep(coarse)
-            while clock() < until:
-                await asyncio.sleep(0)
+            await _wait_until(self._event_t + self._pace_rng.choice(pool))
         self._release()
 
     def _release(self) -> None:
@@ -617,6 +624,7 @@ class Referee:
                 self._held = True
                 return True
             seq += 1
+            self._last_kind = e[0]
             if e[0] == _HAND_END:  # no later hand has ended: the totals are the match's
                 m = self.match
                 ev = TableEvent(

@@ -130,20 +130,25 @@ def bundle_of(manifest: Manifest) -> BotBundle:
     if manifest.path is None:
         raise BundleError(f"bot {manifest.name!r} has no manifest file to bundle")
     command, env = tuple(manifest.command), tuple(sorted(manifest.env.items()))
-    if _is_builtin(manifest):
-        rel = manifest.path.resolve().relative_to(BUILTIN_DIR).as_posix()
-        files_hash = _builtin_hash()
-        return BotBundle(
-            manifest.name,
-            bundle_hash(files_hash, rel, command, env),
-            rel,
-            None,
-            builtin=True,
-            command=command,
-            env=env,
-            files_hash=files_hash,
-        )
-    folder = manifest.folder.resolve()
+    builtin = _is_builtin(manifest)
+    folder = BUILTIN_DIR if builtin else manifest.folder.resolve()
+    packed = None if builtin else _pack(manifest, folder)
+    rel = manifest.path.resolve().relative_to(folder).as_posix()
+    files_hash = _builtin_hash() if builtin else folder_hash(folder)
+    return BotBundle(
+        manifest.name,
+        bundle_hash(files_hash, rel, command, env),
+        rel,
+        packed,
+        builtin=builtin,
+        command=command,
+        env=env,
+        files_hash=files_hash,
+    )
+
+
+def _pack(manifest: Manifest, folder: Path) -> bytes:
+    """The bot's folder as a gzipped tar, refused when its code lies outside or it is too big."""
     try:
         manifest.cwd.resolve().relative_to(folder)
     except ValueError:
@@ -165,17 +170,7 @@ def bundle_of(manifest: Manifest) -> BotBundle:
             f"{folder}: the bot's folder packs to {len(packed) // 2**20} MiB, over the"
             f" {MAX_BUNDLE_BYTES // 2**20} MiB a bundle may carry"
         )
-    rel = manifest.path.resolve().relative_to(folder).as_posix()
-    files_hash = folder_hash(folder)
-    return BotBundle(
-        manifest.name,
-        bundle_hash(files_hash, rel, command, env),
-        rel,
-        packed,
-        command=command,
-        env=env,
-        files_hash=files_hash,
-    )
+    return packed
 
 
 def unpack(bundle: BotBundle, cache: Path) -> Manifest:

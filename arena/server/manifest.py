@@ -18,7 +18,10 @@ log_kb = 1024             # stdout and stderr kept in its log; the rest is dropp
 ```
 
 ``{python}`` in ``command`` is replaced by the running interpreter, so a manifest works in
-any virtual environment. The bot runs in a sandbox (``arena.server.sandbox``, docs/security.md)
+any virtual environment. The manifest is its author's, so it is checked as hostile input:
+its program is ``{python}``, a program on the sandbox's ``PATH`` or a file in the bot's own
+folder (``resolve_program``), and its ``env`` an allow-list of plain variables
+(``check_env``). The bot runs in a sandbox (``arena.server.sandbox``, docs/security.md)
 whose environment holds only ``env``, ``TICHU_ARENA_SERVER`` (the referee's address, a
 ``unix:`` socket), ``TICHU_ARENA_TOKEN`` (the seat token), ``TICHU_ARENA_NAME`` and the few
 variables a process needs to run (``PATH``, ``HOME``, ``TMPDIR``, ``LANG``). It sees its own

@@ -37,8 +37,8 @@ from arena.runtime.aio import run as run_loop
 from arena.server import ArenaServer, MatchPlan, Table, TableSpec, play_table
 from arena.server.bots import seat_log
 from arena.server.manifest import Manifest, load_manifest, resolve_bot
-from arena.server.sandbox import Sandbox, SandboxError, require_sandbox
-from arena.tournament.live import LiveFeed
+from arena.server.sandbox import Sandbox, SandboxError, require_sandbox, runtime_paths
+from arena.tournament.live import LiveFeed, live_dir
 from arena.tournament.model import EventSpec, PlannedPlay
 from arena.tournament.store import EventStatus, EventStore, FailureRow, HandRow, StoredPlay
 
@@ -170,7 +170,10 @@ class EventRunner:
         self.manifests = manifests_for(spec)
         self.executor: Executor = executor or LocalExecutor()
         self.sandbox = sandbox if sandbox is not None else require_sandbox()
-        _check_private(self.manifests, [store.path, *([log_dir] if log_dir else [])])
+        _check_private(
+            self.manifests,
+            [store.path, live_dir(store.path), *([log_dir] if log_dir else [])],
+        )
         self.stopping = False
         self.stopped_by: int | None = None  # the signal that stopped the run, if one did
         self._progress = Progress(plays_total=0, plays_done=0)
@@ -382,7 +385,18 @@ class LocalExecutor:
 
 
 def _check_private(manifests: Mapping[str, Manifest], private: Sequence[Path]) -> None:
-    """Refuses a run whose results or logs lie in a bot's folder (its sandbox shows it)."""
+    """Refuses a run whose results, logs or live feeds lie in a bot's folder or in the
+    arena's runtime (the interpreter, its packages, the project's packages): every sandbox
+    shows the one to its bot and the other to all bots."""
+    runtime = runtime_paths()
+    for path in private:
+        p = path.resolve()
+        inside = next((r for r in runtime if p == r or r in p.parents), None)
+        if inside is not None:
+            raise SandboxError(
+                f"{p} is inside the arena's runtime ({inside}), which every bot can read:"
+                " keep the event database, its logs and live feeds elsewhere"
+            )
     for name, m in manifests.items():
         folder = m.folder.resolve()
         for path in private:

@@ -357,3 +357,19 @@ def test_gate_error_rates_hold_on_real_shapes(shape: object) -> None:
         assert null.passed <= 0.05 + MARGIN
         assert alternative.passed >= 0.95 - MARGIN
         assert broken.median_length < 30 and broken.passed == 0.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    cells=st.lists(st.integers(0, 4), min_size=1, max_size=100),
+    preset=st.sampled_from(list(PRESETS.values())),
+)
+def test_the_live_llr_moves_smoothly(cells: list[int], preset: tuple[float, float]) -> None:
+    """Issue 24: the live LLR of a broken candidate went −2,838, −111, −28 as pairs came
+    in. Over the first 100 pairs the gate's LLR now moves by at most 1.5 a pair on any
+    sequence (the largest step, −1.27, is a lost pair after 99 ½ pairs), starting at 0."""
+    path = np.cumsum(np.eye(5)[cells], axis=0)
+    statistic = llr_array(path, *preset)
+    steps = np.diff(np.concatenate([[0.0], statistic]))
+    assert np.abs(steps).max() <= 1.5
+    assert abs(statistic[0]) < 0.05  # one pair proves little

@@ -84,9 +84,10 @@ def test_an_event_s_deals_cannot_be_predicted(tmp_path: Path, public: bool) -> N
     done = arena("event", "run", "authors/event.toml", "--db", "runs/e.sqlite", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     verdicts, reads = predictions(tmp_path / "runs" / "e.sqlite.logs")
-    if public:  # the control: a public seed gives every hand away
+    if public:  # the control: a public seed gives every hand away, and is said aloud
         assert set(verdicts) == {"predicted=yes"}, verdicts
         assert "public seed 7" in (tmp_path / "leaderboards" / "sec.md").read_text()
+        assert "deals: public seed 7" in done.stdout, done.stdout
     else:
         assert_nothing_predicted(tmp_path / "runs" / "e.sqlite.logs")
         assert "secret deals" in (tmp_path / "leaderboards" / "sec.md").read_text()
@@ -144,6 +145,8 @@ def test_arena_gate_s_deals_cannot_be_predicted(tmp_path: Path, seed: str | None
         "--db", "runs/gate.sqlite", *extra, cwd=tmp_path,
     )  # fmt: skip
     assert done.returncode in (0, 1, 2), done.stdout + done.stderr
+    deals = "deals: secret deals" if seed is None else f"deals: public seed {seed}"
+    assert deals in done.stderr, done.stderr
     verdicts, reads = predictions(tmp_path / "runs" / "gate.sqlite.logs")
     assert set(verdicts) == ({"predicted=no"} if seed is None else {"predicted=yes"}), verdicts
     assert reads == []

@@ -21,6 +21,8 @@ from arena.server.manifest import (
     load_manifest,
     resolve_program,
 )
+from arena.server.sandbox import SandboxError, runtime_paths
+from arena.tournament.runner import _check_private
 from tests.security.hostile import arena
 
 HOOKS = [
@@ -131,3 +133,11 @@ def test_the_cli_refuses_a_hostile_manifest_with_one_line(tmp_path: Path) -> Non
     assert done.returncode != 0 and "Traceback" not in out, out
     assert "LD_PRELOAD" in out and "plain variables only" in out, out
     assert not (tmp_path / "e.sqlite").exists()  # refused before anything is written
+
+
+def test_results_in_the_runtime_are_refused(tmp_path: Path) -> None:
+    """The runtime is in every bot's view: no database, log or live feed may lie there."""
+    for inside in (Path(sys.prefix), *runtime_paths()[-1:]):
+        with pytest.raises(SandboxError, match="inside the arena's runtime"):
+            _check_private({}, [inside / "results.sqlite"])
+    _check_private({}, [tmp_path / "results.sqlite"])  # anywhere else is fine

@@ -101,6 +101,28 @@ def test_heuristic_beats_random_quickly_and_resumes(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 @MANY_PROCESSES
+def test_a_deterministic_bot_against_its_copy_mirrors_every_board(tmp_path: Path) -> None:
+    """Issue 24: greedy against greedy plays each board twice the same way from the other
+    side, so every pair cancels. nonreg passes once the all-½ pairs rule out −10 Elo (about
+    134 of them: no 100-pair floor, and no pass after a handful), and the report says the
+    sides mirrored each other rather than giving a zero-width interval."""
+    out = tmp_path / "gate.json"
+    code, stdout, err, _ = gate_cli(
+        "--candidate", "greedy", "--baseline", "greedy", "--preset", "nonreg",
+        "--max-boards", "400", "--seed", "3", "--jobs", "2", "--json", out,
+    )  # fmt: skip
+    assert code == 0, err
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["verdict"] == "H1" and data["mirrored"] is True and not data["clear_answer"]
+    assert data["pentanomial"] == [0, 0, data["boards"], 0, 0]
+    assert 100 <= data["boards"] <= 200
+    assert data["points_per_board"] is None
+    assert data["elo"]["lower"] < -5 and data["elo"]["upper"] > 5
+    assert "no evidence of a difference" in stdout
+
+
+@pytest.mark.slow
+@MANY_PROCESSES
 def test_random_never_passes_a_gain_test_against_itself(tmp_path: Path) -> None:
     code, out, err, seconds = gate_cli(
         "--candidate", "random", "--baseline", "random", "--preset", "gain",
