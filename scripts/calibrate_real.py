@@ -47,7 +47,7 @@ from arena.ratings import (
     fit_ratings,
     pentanomial_counts,
 )
-from arena.ratings.calibration import Coverage, Scenario, simulate_event
+from arena.ratings.calibration import Coverage, Scenario, measure, simulate_event
 from arena.ratings.gate_calibration import PRESETS, simulate
 from example_bots.common.field import Play, gate_pairs, play_event
 
@@ -220,6 +220,26 @@ def lack_of_fit_row(field: Field, events: int, seed: int) -> str:
     )
 
 
+CONTROL_SPREAD = {"rating": 200.0, "margin": 60.0}
+"""Spread of the simulated controls' true values: Elo for ratings, points per hand for margins."""
+
+
+def control_rows(field: Field, events: int, seed: int) -> list[str]:
+    """Simulates ``events`` events with the field's seatings and additive strengths (the
+    rating model itself) and returns their coverage rows: the control for the real row."""
+    rows = []
+    for kind, spread in CONTROL_SPREAD.items():
+        scenario = Scenario(
+            field.name, field.rounds, field.boards, bots=len(field.bots), spread=spread, kind=kind
+        )
+        c = measure(scenario, events, seed=seed)
+        rows.append(
+            f"| {field.name} ({field.hands} hands) | {kind} | {c.events} | {c.intervals} "
+            f"| {100 * c.rate:.1f} % | ±{100 * c.error:.1f} |"
+        )
+    return rows
+
+
 def gate_rows(boards: int, runs: int, seed: int) -> list[str]:
     """Plays the gate pairs and simulates the presets on their shapes; Markdown rows."""
     rng = np.random.default_rng(seed)
@@ -265,6 +285,9 @@ def main() -> int:
         "--lack-of-fit", type=int, default=0, help="events per row for the line-up lack of fit"
     )
     parser.add_argument(
+        "--controls", type=int, default=0, help="simulated events per row of the model control"
+    )
+    parser.add_argument(
         "--check",
         action="store_true",
         help=f"exit 1 if a row is outside 93-97 %% by more than {Z} MC errors",
@@ -293,6 +316,12 @@ def main() -> int:
                 )
                 if c.rate + Z * c.error < LOW or c.rate - Z * c.error > HIGH:
                     outside.append(c.scenario.name)
+    if args.controls:
+        print("\n| simulated control | kind | events | intervals | coverage | MC error |")
+        print("|:--|:--|--:|--:|--:|--:|")
+        for row in args.rows:
+            for line in control_rows(FIELDS[row], args.controls, args.seed + 1000 * row):
+                print(line, flush=True)
     if args.lack_of_fit:
         print("\n| field | events | line-ups | Σz² real | Σz² simulated, additive |")
         print("|:--|--:|--:|--:|--:|")
