@@ -4,7 +4,9 @@ Usage (from the repository root; docs/ratings.md and docs/gate.md give the table
 
     .venv/bin/python scripts/calibrate_real.py --events 40        # coverage rows, Markdown
     .venv/bin/python scripts/calibrate_real.py --rows 1,3 --events 20
-    .venv/bin/python scripts/calibrate_real.py --gate-boards 600 --events 0   # gate rows
+    .venv/bin/python scripts/calibrate_real.py --gate-boards 1000 --events 0  # gate rows
+    .venv/bin/python scripts/calibrate_real.py --events 0 --controls 300      # model controls
+    .venv/bin/python scripts/calibrate_real.py --events 0 --lack-of-fit 20 --rows 3,4
 
 Coverage: each row plays ``--events`` in-process events of one field of reference bots and
 variants (``example_bots.common.field``). The truth for an event is the pooled fit of all the
@@ -17,7 +19,12 @@ the events as clusters for the Monte Carlo error. The pooled truth has its own e
 Gate: plays ``--gate-boards`` gate boards (candidate + candidate against baseline +
 baseline) of near-identical and distinct pairs, prints their pentanomials, and simulates
 ``--runs`` gates on each shape tilted to the presets' bounds
-(``arena.ratings.gate_calibration``). Progress goes to stderr, tables to stdout.
+(``arena.ratings.gate_calibration``).
+
+Controls and lack of fit: the same seatings simulated with additive strengths (the rating
+model's own coverage), and the line-ups' departure from the pooled fit in real and simulated
+events, which tell a model that does not fit from intervals that are wrong. Progress goes to
+stderr, tables to stdout.
 """
 
 from __future__ import annotations
