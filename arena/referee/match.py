@@ -78,6 +78,7 @@ card count is public, so imitating the seat's passes regardless of it would show
 
 _PASS_KIND = PASS.kind
 _PACE_SPIN = 0.002
+_LATE_WEIGHT = 0.1  # of the latest lateness in its running average
 _HAND_END = EventKind.HAND_END
 _PASS_EVENT = EventKind.PASS
 _OPENERS = frozenset({EventKind.PLAY, EventKind.WISH})
@@ -144,6 +145,7 @@ class Referee:
         self._windows = deque[float](maxlen=PACE_SAMPLES)
         self._event_t = 0.0
         self._last_kind = -1  # the kind of the last public rules event sent
+        self._late = 0.0  # how late a paced pass's event goes out, on average (seconds)
         self._window_from: float | None = None
         self._opener = False
         self._held = False
@@ -305,7 +307,13 @@ class Referee:
             if skip and len(legal) == 1 and not m.can_call_tichu(s):
                 self.forced += 1
                 if pace:
-                    await self._pace(s)
+                    before_t = self._event_t
+                    wanted = await self._pace(s)
+                    self._apply(s, legal[0])
+                    if wanted is not None:  # how late its event went out, on average
+                        late = self._event_t - before_t - wanted
+                        self._late += (late - self._late) * _LATE_WEIGHT
+                    continue
                 self._apply(s, legal[0])
                 continue
             player = players[s]
@@ -329,7 +337,7 @@ class Referee:
                 self._paces[s].append((m.hands[s].bit_count(), after_play, took))
             self._time(at, s, answer.elapsed_ms, before)
 
-    async def _pace(self, s: int) -> None:
+    async def _pace(self, s: int) -> float | None:
         """Waits until one of seat ``s``'s recent asked passes, drawn at random, would be in.
 
         The pass is drawn from those made in the same public context: answering a play (or
@@ -339,18 +347,22 @@ class Referee:
         An asked pass is timed as the other seats saw it, from the previous event to its own
         (all the referee's work included), so a paced pass costs them the same time, whatever
         the transport. The loop's timers round to whole milliseconds, and asked passes often
-        take less: the last ``_PACE_SPIN`` seconds are waited by yielding to the loop.
+        take less: the last ``_PACE_SPIN`` seconds are waited by yielding to the loop. A
+        wait ends a little late (the loop's other work), so the average lateness is taken off.
+        Returns the time imitated, or None when there was nothing to imitate.
         """
         paces = self._paces[s] or max(self._paces, key=len)
         if not paces:
-            return  # nobody has passed yet: nothing to imitate
+            return None  # nobody has passed yet: nothing to imitate
         after_play = self._last_kind in _OPENERS
         alike = [p for p in paces if p[1] == after_play] or list(paces)
         cards = self.match.hands[s].bit_count()
         near = sorted(abs(held - cards) for held, _, _ in alike)
         reach = near[min(PACE_NEIGHBOURS, len(near)) - 1]
         pool = [took for held, _, took in alike if abs(held - cards) <= reach]
-        await _wait_until(self._event_t + self._pace_rng.choice(pool))
+        took = self._pace_rng.choice(pool)
+        await _wait_until(self._event_t + took - self._late)
+        return took
 
     async def _imitate_window(self) -> None:
         """Pauses where a bomb window could have opened but did not, as long as one of the
