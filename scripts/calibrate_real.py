@@ -4,7 +4,9 @@ Usage (from the repository root; docs/ratings.md and docs/gate.md give the table
 
     .venv/bin/python scripts/calibrate_real.py --events 40        # coverage rows, Markdown
     .venv/bin/python scripts/calibrate_real.py --rows 1,3 --events 20
-    .venv/bin/python scripts/calibrate_real.py --gate-boards 600 --events 0   # gate rows
+    .venv/bin/python scripts/calibrate_real.py --gate-boards 1000 --events 0  # gate rows
+    .venv/bin/python scripts/calibrate_real.py --events 0 --controls 300      # model controls
+    .venv/bin/python scripts/calibrate_real.py --events 0 --lack-of-fit 20 --rows 3,4
 
 Coverage: each row plays ``--events`` in-process events of one field of reference bots and
 variants (``example_bots.common.field``). The truth for an event is the pooled fit of all the
@@ -17,7 +19,12 @@ the events as clusters for the Monte Carlo error. The pooled truth has its own e
 Gate: plays ``--gate-boards`` gate boards (candidate + candidate against baseline +
 baseline) of near-identical and distinct pairs, prints their pentanomials, and simulates
 ``--runs`` gates on each shape tilted to the presets' bounds
-(``arena.ratings.gate_calibration``). Progress goes to stderr, tables to stdout.
+(``arena.ratings.gate_calibration``).
+
+Controls and lack of fit: the same seatings simulated with additive strengths (the rating
+model's own coverage), and the line-ups' departure from the pooled fit in real and simulated
+events, which tell a model that does not fit from intervals that are wrong. Progress goes to
+stderr, tables to stdout.
 """
 
 from __future__ import annotations
@@ -47,7 +54,7 @@ from arena.ratings import (
     fit_ratings,
     pentanomial_counts,
 )
-from arena.ratings.calibration import Coverage, Scenario, simulate_event
+from arena.ratings.calibration import Coverage, Scenario, measure, simulate_event
 from arena.ratings.gate_calibration import PRESETS, simulate
 from example_bots.common.field import Play, gate_pairs, play_event
 
@@ -220,6 +227,26 @@ def lack_of_fit_row(field: Field, events: int, seed: int) -> str:
     )
 
 
+CONTROL_SPREAD = {"rating": 200.0, "margin": 60.0}
+"""Spread of the simulated controls' true values: Elo for ratings, points per hand for margins."""
+
+
+def control_rows(field: Field, events: int, seed: int) -> list[str]:
+    """Simulates ``events`` events with the field's seatings and additive strengths (the
+    rating model itself) and returns their coverage rows: the control for the real row."""
+    rows = []
+    for kind, spread in CONTROL_SPREAD.items():
+        scenario = Scenario(
+            field.name, field.rounds, field.boards, bots=len(field.bots), spread=spread, kind=kind
+        )
+        c = measure(scenario, events, seed=seed)
+        rows.append(
+            f"| {field.name} ({field.hands} hands) | {kind} | {c.events} | {c.intervals} "
+            f"| {100 * c.rate:.1f} % | ±{100 * c.error:.1f} |"
+        )
+    return rows
+
+
 def gate_rows(boards: int, runs: int, seed: int) -> list[str]:
     """Plays the gate pairs and simulates the presets on their shapes; Markdown rows."""
     rng = np.random.default_rng(seed)
@@ -265,6 +292,9 @@ def main() -> int:
         "--lack-of-fit", type=int, default=0, help="events per row for the line-up lack of fit"
     )
     parser.add_argument(
+        "--controls", type=int, default=0, help="simulated events per row of the model control"
+    )
+    parser.add_argument(
         "--check",
         action="store_true",
         help=f"exit 1 if a row is outside 93-97 %% by more than {Z} MC errors",
@@ -293,6 +323,12 @@ def main() -> int:
                 )
                 if c.rate + Z * c.error < LOW or c.rate - Z * c.error > HIGH:
                     outside.append(c.scenario.name)
+    if args.controls:
+        print("\n| simulated control | kind | events | intervals | coverage | MC error |")
+        print("|:--|:--|--:|--:|--:|--:|")
+        for row in args.rows:
+            for line in control_rows(FIELDS[row], args.controls, args.seed + 1000 * row):
+                print(line, flush=True)
     if args.lack_of_fit:
         print("\n| field | events | line-ups | Σz² real | Σz² simulated, additive |")
         print("|:--|--:|--:|--:|--:|")

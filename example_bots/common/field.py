@@ -14,7 +14,6 @@ and play otherwise exactly as their bases.
 
 from __future__ import annotations
 
-import itertools
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -57,16 +56,15 @@ class HeuristicNoCalls(HeuristicBot):
         return False
 
 
-_SEEDS = itertools.count(1)
-
-BOTS: dict[str, Callable[[], Bot]] = {
-    "greedy": GreedyBot,
-    "greedy-no-calls": GreedyNoCalls,
-    "heuristic": HeuristicBot,
-    "heuristic-no-calls": HeuristicNoCalls,
-    "random": lambda: RandomBot(next(_SEEDS)),
+BOTS: dict[str, Callable[[int], Bot]] = {
+    "greedy": lambda seed: GreedyBot(),
+    "greedy-no-calls": lambda seed: GreedyNoCalls(),
+    "heuristic": lambda seed: HeuristicBot(),
+    "heuristic-no-calls": lambda seed: HeuristicNoCalls(),
+    "random": RandomBot,
 }
-"""The bot types by name; a field names a type, optionally suffixed ``#k`` for a copy."""
+"""The bot types by name, each made from a seed (only the random bot uses it); a field names
+a type, optionally suffixed ``#k`` for a copy."""
 
 
 @dataclass(frozen=True)
@@ -80,9 +78,16 @@ class Play:
     rotation: int
 
 
-def make_bot(name: str) -> Bot:
+def make_bot(name: str, seed: int) -> Bot:
     """Returns a fresh bot of the type ``name`` names (``random#2`` is a ``random``)."""
-    return BOTS[name.split("#")[0]]()
+    return BOTS[name.split("#")[0]](seed)
+
+
+def _line_up(names: Sequence[str], seed: int, board: int, rotation: int) -> list[Bot]:
+    """Fresh bots for one play, seeded from the event, board, rotation and seat, so that a
+    play's result does not depend on which events or rows ran before it."""
+    base = ((seed * 1_000_003 + board) * 2 + rotation) * 4
+    return [make_bot(name, base + seat) for seat, name in enumerate(names)]
 
 
 def play_event(field: Sequence[str], rounds: int, boards: int, seed: int) -> list[Play]:
@@ -102,7 +107,7 @@ def play_event(field: Sequence[str], rounds: int, boards: int, seed: int) -> lis
             for _ in range(boards):
                 deal = deal_from_seed(seed * 1_000_003 + board, 0)
                 for rotation, cards in enumerate((deal, rotate(deal))):
-                    result = play_hand(cards, [make_bot(name) for name in line_up])
+                    result = play_hand(cards, _line_up(line_up, seed, board, rotation))
                     plays.append(
                         Play(str(board), line_up, result.score[0], result.score[1], rotation)
                     )
@@ -117,6 +122,6 @@ def gate_pairs(candidate: str, baseline: str, boards: int, first_seed: int) -> l
     for k in range(boards):
         deal = deal_from_seed(first_seed + k, 0)
         for rotation, cards in enumerate((deal, rotate(deal))):
-            result = play_hand(cards, [make_bot(name) for name in line_up])
+            result = play_hand(cards, _line_up(line_up, first_seed, k, rotation))
             plays.append(Play(str(k), line_up, result.score[0], result.score[1], rotation))
     return plays

@@ -235,8 +235,8 @@ def test_gate_llr_is_fishtests_on_the_counts_plus_the_pseudo_pairs() -> None:
 def test_equal_pairs_no_longer_decide_at_once() -> None:
     """Three ½ pairs: v̂ ≈ 0 sent fishtest's regularised LLR far below the H0 bound (the
     reason for the old 100-pair floor); with the pseudo-pairs it barely moves, and runs of
-    ½ pairs pass nonreg only after about 150 pairs, as many as a 3 % rate of lost pairs
-    (what −10 Elo needs) takes to show."""
+    ½ pairs pass nonreg only at pair 134, by when a 3 % rate of lost pairs (what −10 Elo
+    needs on this shape) would have shown one with probability 98 %."""
     assert llr_approx([0, 0, 3, 0, 0], 0.0, 20.0) < -5.0
     assert abs(llr([0, 0, 3, 0, 0], 0.0, 20.0)) < 0.05
     assert sprt([0, 0, 3, 0, 0], elo0=0.0, elo1=20.0).verdict is SprtVerdict.CONTINUE
@@ -245,7 +245,7 @@ def test_equal_pairs_no_longer_decide_at_once() -> None:
         for n in range(1, 1000)
         if sprt([0, 0, n, 0, 0], elo0=-10, elo1=0).verdict is not SprtVerdict.CONTINUE
     )
-    assert 100 < first < 200
+    assert first == 134 and 1 - (1 - 0.0288) ** first > 0.98
     assert sprt([0, 0, first, 0, 0], elo0=-10, elo1=0).verdict is SprtVerdict.ACCEPT_H1
 
 
