@@ -121,6 +121,7 @@ class EventData:
         self.logs = path.parent / f"{path.name}.logs"
         self._lock = threading.Lock()
         self._replay_stats: dict[str, tuple[list[int], list[int], list[tuple[int, float]]]] = {}
+        self._unreadable: set[str] = set()  # stored replay paths that could not be read
         self._timelines: OrderedDict[str, Timeline] = OrderedDict()
         self._pages: dict[str, tuple[int, dict[str, Any]]] = {}
         with EventStore(path, create=False):
@@ -217,10 +218,16 @@ class EventData:
             hands = store.hands(event)
             fillers = set(store.fillers(event))
         stats = self._bot_stats(hands)
+        replays = {h.replay_path for h in hands if h.replay_path is not None}
+        with self._lock:
+            unreadable = len(replays & self._unreadable)
         return {
             "leaderboard": to_json(board),
             "crosstable": _crosstable(hands),
             "stats": [stats[b].to_json(b) for b in sorted(stats) if b not in fillers],
+            # Bombs, wishes and think times come from the replays: say when some are missing
+            # rather than show their counts as zeros.
+            "replays_unreadable": unreadable,
         }
 
     def _running(self, event: str, pending: set[int]) -> list[int]:
@@ -274,6 +281,8 @@ class EventData:
             replay = load(self._resolve(stored))
         except ReplayError:
             replay = None
+            with self._lock:
+                self._unreadable.add(stored)
         if replay is not None:
             for entry in replay.recorded or []:
                 seat = entry.get("seat")

@@ -67,6 +67,7 @@ def test_the_demo_opens_in_the_viewer(tmp_path: Path) -> None:
         assert sum(s["bombs"] for s in stats.values()) > 0, stats
         assert sum(s["wishes"] for s in stats.values()) > 0, stats
         assert all(s["decisions"] > 0 and s["think_mean_ms"] for s in stats.values()), stats
+        assert page_data["replays_unreadable"] == 0
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         errors: list[str] = []
@@ -77,6 +78,7 @@ def test_the_demo_opens_in_the_viewer(tmp_path: Path) -> None:
         page.get_by_role("link", name="demo").first.click()
         page.wait_for_selector("table.stats")
         assert "nullnull" not in page.locator("header.top").inner_text()
+        assert page.locator("p.replays-unreadable").count() == 0
         rows = page.locator("table.stats tbody tr").all_inner_texts()
         assert len(rows) == len(stats)
         page.goto(url + "/games?event=demo")

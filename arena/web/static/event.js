@@ -59,7 +59,9 @@ async function load() {
     out.push(el("h2", {text: "Failures per bot"}),
       kinds.length ? table(["bot", ...kinds, "total"], d.stats.map(s => [s.bot, ...kinds.map(k => s.failures[k] || 0), Object.values(s.failures).reduce((a, b) => a + b, 0)]), "failures")
         : el("p", {class: "muted failures-none", text: "No failures recorded."}));
-    out.push(el("h2", {text: "Statistics per bot"}), table(
+    out.push(el("h2", {text: "Statistics per bot"}));
+    if (d.replays_unreadable) out.push(el("p", {class: "note replays-unreadable", text: `${d.replays_unreadable} replay file(s) could not be read: bombs, wishes and think times count only the others.`}));
+    out.push(table(
       ["bot", "hands", "Tichu calls", "Tichu made", "Grand calls", "Grand made", "double victories", "bombs", "wishes", "think mean ms", "think p99 ms"],
       d.stats.map(s => [s.bot, s.hands, `${s.tichu_calls} (${pct(s.tichu_rate)})`, pct(s.tichu_success), `${s.grand_calls} (${pct(s.grand_rate)})`, pct(s.grand_success),
         s.double_victories, s.bombs, s.wishes, num(s.think_mean_ms, 2), num(s.think_p99_ms, 2)]), "stats"));
