@@ -19,9 +19,11 @@ from arena.cli.common import (
     PlainProgress,
     make_console,
     plural,
+    print_failures,
 )
 from arena.rules import ArenaError
 from arena.runtime.aio import tune_gc
+from arena.tournament.leaderboard import bot_failures
 from arena.tournament.leaderboard_render import rating_text
 from arena.tournament.league.render import league_board, write_league
 from arena.tournament.league.season import (
@@ -240,6 +242,10 @@ def _run(
                     f"leaderboard: {paths[2]}",
                     highlight=False,
                 )
+            # A league plays on when a bot fails (one stranger's broken bot must not stop
+            # everyone's round); each failing bot is named with its failures and its log.
+            for _, name, _ in round_.events:
+                print_failures(bot_failures(store.hands(name)))
                 _print_table(table_json(season_table(store, round_.season)))
 
 
