@@ -29,7 +29,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 
 from arena.ratings.bradley_terry import DEFAULT_FIRTH
-from arena.ratings.calibration import SCENARIOS, Coverage, Scenario, measure
+from arena.ratings.calibration import SCENARIOS, Coverage, Scenario, measure, table_rows
 
 LOW, HIGH = 0.93, 0.97
 Z = 1.96
@@ -51,12 +51,9 @@ def _events(scenario: Scenario, events: int, large: int) -> int:
 def _rows(text: str) -> list[int]:
     """Parses ``--rows``: table rows counted from 1, comma-separated."""
     try:
-        rows = [int(part) - 1 for part in text.split(",")]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected row numbers like 1,2,4, got {text!r}") from None
-    if not all(0 <= row < len(SCENARIOS) for row in rows):
-        raise argparse.ArgumentTypeError(f"rows are numbered 1 to {len(SCENARIOS)}, got {text!r}")
-    return sorted(set(rows))
+        return table_rows(text, len(SCENARIOS))
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def main() -> int:

@@ -54,7 +54,7 @@ from arena.ratings import (
     fit_ratings,
     pentanomial_counts,
 )
-from arena.ratings.calibration import Coverage, Scenario, measure, simulate_event
+from arena.ratings.calibration import Coverage, Scenario, measure, simulate_event, table_rows
 from arena.ratings.gate_calibration import PRESETS, simulate
 from example_bots.common.field import Play, gate_pairs, play_event
 
@@ -272,13 +272,11 @@ def gate_rows(boards: int, runs: int, seed: int) -> list[str]:
 
 
 def _rows(text: str) -> list[int]:
+    """Parses ``--rows``: table rows counted from 1, comma-separated."""
     try:
-        rows = [int(part) - 1 for part in text.split(",")]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected row numbers like 1,3, got {text!r}") from None
-    if not all(0 <= row < len(FIELDS) for row in rows):
-        raise argparse.ArgumentTypeError(f"rows are numbered 1 to {len(FIELDS)}, got {text!r}")
-    return sorted(set(rows))
+        return table_rows(text, len(FIELDS))
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def main() -> int:

@@ -276,3 +276,19 @@ SCENARIOS = (
     Scenario("margins: 40 bots, s.d. 40, 72 hands each", 9, 4, bots=40, spread=40.0, kind="margin"),
 )
 """The scenarios of the coverage table in docs/ratings.md."""
+
+
+def table_rows(text: str, count: int) -> list[int]:
+    """Parses a choice of rows of a calibration table: numbers from 1, comma-separated
+    (``"1,3"``); returns them from 0, sorted and distinct.
+
+    Raises:
+        ValueError: Naming what is wrong (a scripts' ``--rows`` shows it as it is).
+    """
+    try:
+        rows = [int(part) - 1 for part in text.split(",")]
+    except ValueError:
+        raise ValueError(f"expected row numbers like 1,3, got {text!r}") from None
+    if not all(0 <= row < count for row in rows):
+        raise ValueError(f"rows are numbered 1 to {count}, got {text!r}")
+    return sorted(set(rows))

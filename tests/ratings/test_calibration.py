@@ -11,9 +11,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 from arena.ratings import fit_ratings
-from arena.ratings.calibration import DEMO, Coverage, Scenario, measure, simulate_event
+from arena.ratings.calibration import DEMO, Coverage, Scenario, measure, simulate_event, table_rows
 
 
 def test_demo_field_intervals_cover_the_truth() -> None:
@@ -84,3 +85,10 @@ def test_parts_add_up_to_the_whole_with_their_error() -> None:
     parts = measure(scenario, 12, seed=3) + measure(scenario, 18, seed=3, first=12)
     assert parts == whole
     assert 0.0 < whole.error < 0.1
+
+
+def test_table_rows_are_counted_from_one() -> None:
+    assert table_rows("3,1,3", 4) == [0, 2]
+    for bad, why in (("1,x", "like 1,3"), ("0", "numbered 1 to 4"), ("5", "numbered 1 to 4")):
+        with pytest.raises(ValueError, match=why):
+            table_rows(bad, 4)

@@ -121,7 +121,7 @@ def test_the_cli_refuses_a_hostile_manifest_with_one_line(tmp_path: Path) -> Non
     bot_folder(tmp_path, '["/bin/sh", "-c", "id"]')
     done = arena("play", "bot", "random", "random", "random", "--hands", "1", cwd=tmp_path)
     out = done.stdout + done.stderr
-    assert done.returncode != 0 and "Traceback" not in out, out
+    assert done.returncode == 2 and "Traceback" not in out, out  # bad input
     assert "outside the bot's folder" in out and "bot/bot.toml: field 'command'" in out, out
     event = tmp_path / "event.toml"
     event.write_text(
@@ -130,7 +130,7 @@ def test_the_cli_refuses_a_hostile_manifest_with_one_line(tmp_path: Path) -> Non
     )
     done = arena("event", "run", "event.toml", "--db", "e.sqlite", cwd=tmp_path)
     out = done.stdout + done.stderr
-    assert done.returncode != 0 and "Traceback" not in out, out
+    assert done.returncode == 2 and "Traceback" not in out, out  # bad input
     assert "LD_PRELOAD" in out and "plain variables only" in out, out
     assert not (tmp_path / "e.sqlite").exists()  # refused before anything is written
 
