@@ -165,6 +165,10 @@ class Determinizer:
         # Likewise, cards the view shows played but no event put on the table or in a pile.
         on_table = _or([p.cards for _, p in obs.trick])
         self._unlogged = obs.played & ~on_table & ~_or(self.history.won)
+        self._weights: Sequence[Sequence[float]] | None = None
+        self._weight_rows: dict[int, tuple[float, ...]] = {}
+        self._restricted: list[int] = []
+        self._free: list[int] = []
 
     # ----------------------------------------------------------------- public part
 
@@ -250,6 +254,62 @@ class Determinizer:
                 return deal
         raise AssertionError("no deal fits the card counts")  # pragma: no cover
 
+    def deal(
+        self, rng: random.Random, weights: Sequence[Sequence[float]] | None = None
+    ) -> list[Mask]:
+        """The hidden cards of each seat for one sample (``hidden`` of ``build``), without
+        building a match: for simulators of their own, such as ``sdk.playout.FastHand``.
+
+        ``weights[t][c]`` (default: all equal) is how much likelier seat ``t`` is to hold card
+        ``c`` than another seat with room for it: the cards whose seat is not known are then
+        dealt one by one, in random order, each to a seat with chance proportional to the
+        seat's room times its weight. Forced cards and inferred voids hold either way.
+        """
+        if weights is None or self.obs.phase is Phase.GRAND_TICHU:
+            return self._deal(rng)
+        for _ in range(_RETRIES):
+            deal = self._weighted_deal(rng, weights)
+            if deal is not None:
+                return deal
+        return self._deal(rng)
+
+    def _weighted_deal(
+        self, rng: random.Random, weights: Sequence[Sequence[float]]
+    ) -> list[Mask] | None:
+        if self._spare:
+            return None  # a view without its history: leave it to the plain deal
+        rows = self._rows(weights)
+        need = [self._counts[t] - self._forced[t].bit_count() for t in range(4)]
+        n0, n1, n2, n3 = need
+        h0, h1, h2, h3 = self._forced
+        order = self._restricted + rng.sample(self._free, len(self._free))
+        rand = rng.random
+        for c in order:
+            a, b, d, e = rows[c]
+            r0 = n0 * a
+            r1 = r0 + n1 * b
+            r2 = r1 + n2 * d
+            total = r2 + n3 * e
+            if total <= 0.0:
+                return None
+            x = rand() * total
+            bit = 1 << c
+            if x < r0 and n0:
+                h0 |= bit
+                n0 -= 1
+            elif x < r1 and n1:
+                h1 |= bit
+                n1 -= 1
+            elif x < r2 and n2:
+                h2 |= bit
+                n2 -= 1
+            elif n3 and e:
+                h3 |= bit
+                n3 -= 1
+            else:
+                return None  # rounding at a boundary: draw again
+        return [h0, h1, h2, h3]
+
     def _try_deal(self, rng: random.Random, voids: list[Mask]) -> list[Mask] | None:
         need = [self._counts[t] - self._forced[t].bit_count() for t in range(4)]
         spare = self._spare
@@ -283,6 +343,21 @@ class Determinizer:
         if len(free) - i != spare:
             return None
         return hidden
+
+    def _rows(self, weights: Sequence[Sequence[float]]) -> dict[int, tuple[float, ...]]:
+        """Per hidden card, the four seats' weights with the voids folded in (cached)."""
+        if self._weights is not weights:
+            voids = self.history.voids
+            self._weights = weights
+            self._weight_rows = {
+                c: tuple(0.0 if voids[t] >> c & 1 else weights[t][c] for t in range(4))
+                for c in cards_of(self._pool)
+            }
+            # Cards some seat cannot hold go first, so that the others still find room.
+            union = voids[0] | voids[1] | voids[2] | voids[3]
+            self._restricted = [c for c in cards_of(self._pool) if union >> c & 1]
+            self._free = [c for c in cards_of(self._pool) if not union >> c & 1]
+        return self._weight_rows
 
     def build(self, hidden: Sequence[Mask], rng: random.Random | None = None) -> Match:
         """Returns the observed position with ``hidden[t]`` as the cards this seat cannot see.

@@ -91,6 +91,7 @@ from arena.rules.state import (
     deal_from_seed,
     next_active,
     team_of,
+    turn_plays,
 )
 
 __all__ = [
@@ -175,5 +176,6 @@ __all__ = [
     "readings",
     "score_hand",
     "team_of",
+    "turn_plays",
     "victory_points",
 ]

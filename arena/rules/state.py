@@ -152,6 +152,40 @@ AFTER_PLAY = 0
 BEFORE_COLLECT = 1
 
 
+def turn_plays(
+    combos: tuple[Play, ...], hand: Mask, top: Play | None, wish: int
+) -> tuple[Play, ...]:
+    """The legal answers in turn of a seat holding ``hand`` (``combos``: its
+    ``combinations``) with ``top`` on the table (``None``: it leads) and ``wish`` active.
+
+    The one home of the turn's rules (what beats what, the Phoenix on a single, the wish's
+    obligation), shared by ``Match`` and fast simulators.
+    """
+    wished = RANK_MASKS[wish] & hand if wish else 0
+    if top is None:
+        if wished:
+            return tuple(p for p in combos if p.cards & wished)
+        return combos
+    tk = top.kind
+    # ``combos`` is sorted by (kind, length, rank, cards): what beats ``top`` is a slice.
+    bombs = combos[bisect_left(combos, _FIRST_BOMB) :]
+    if tk < _BOMB_KINDS:
+        tl = top.length
+        tr = top.rank
+        same = combos[bisect_left(combos, (tk, tl, tr + 1)) : bisect_left(combos, (tk, tl + 1))]
+        if tk == SINGLE and tr < 15 and hand >> 55:
+            plays = (PASS, _new(Play, (SINGLE, 1, tr, 1 << 55)), *same, *bombs)
+        else:
+            plays = (PASS, *same, *bombs)
+    else:
+        plays = (PASS, *(p for p in bombs if beats(p, top)))
+    if wished:
+        forced = tuple(p for p in plays if p.cards & wished)
+        if forced:
+            return forced
+    return plays
+
+
 def next_active(seat: int, holdings: Sequence[int]) -> int:
     """The first seat after ``seat`` that still holds cards (``holdings``: masks or card
     counts by seat), or -1 when no other seat does."""
@@ -454,32 +488,7 @@ class Match:
         return ()
 
     def _turn_plays(self, s: int) -> tuple[Play, ...]:
-        combos = self.combos(s)
-        wish = self.wish
-        wished = RANK_MASKS[wish] & self.hands[s] if wish else 0
-        if not self.trick:
-            if wished:
-                return tuple(p for p in combos if p.cards & wished)
-            return combos
-        top = self.trick[-1][1]
-        tk = top.kind
-        # ``combos`` is sorted by (kind, length, rank, cards): what beats ``top`` is a slice.
-        bombs = combos[bisect_left(combos, _FIRST_BOMB) :]
-        if tk < _BOMB_KINDS:
-            tl = top.length
-            tr = top.rank
-            same = combos[bisect_left(combos, (tk, tl, tr + 1)) : bisect_left(combos, (tk, tl + 1))]
-            if tk == SINGLE and tr < 15 and self.hands[s] >> 55:
-                plays = (PASS, _new(Play, (SINGLE, 1, tr, 1 << 55)), *same, *bombs)
-            else:
-                plays = (PASS, *same, *bombs)
-        else:
-            plays = (PASS, *(p for p in bombs if beats(p, top)))
-        if wished:
-            forced = tuple(p for p in plays if p.cards & wished)
-            if forced:
-                return forced
-        return plays
+        return turn_plays(self.combos(s), self.hands[s], self.top, self.wish)
 
     def _bombs_beating(self, s: int, top: Play) -> list[Play]:
         return [p for p in self.combos(s) if p.kind >= _BOMB_KINDS and beats(p, top)]

@@ -7,7 +7,8 @@ interval over boards. Run, e.g.::
 
     python -m example_bots.search.strength --x search:iterations=200 --y greedy --boards 100
 
-Bots: ``search[:key=value,...]`` (``SearchBot`` keyword arguments), ``random``, ``greedy``
+Bots: ``search[:key=value,...]`` (``SearchBot`` keyword arguments), ``strong[:key=value,...]``
+(``StrongBot``'s; 0/1 for its switches), ``random``, ``greedy``
 (``example_bots.greedy``), ``heuristic`` (``example_bots.heuristic``), ``local-greedy``.
 """
 
@@ -39,6 +40,7 @@ from arena.rules import (
     observe,
 )
 from example_bots.search.bot import SearchBot
+from example_bots.strong.bot import StrongBot
 from sdk import Bot
 
 
@@ -82,11 +84,13 @@ class LocalGreedyBot(Bot):
 def make_bot(spec: str, seed: int) -> Bot:
     """Builds a bot from its command-line spec (see the module docstring)."""
     name, _, args = spec.partition(":")
-    if name == "search":
+    if name in ("search", "strong"):
         kwargs: dict[str, float | int | None] = {}
         for item in filter(None, args.split(",")):
             k, _, v = item.partition("=")
             kwargs[k] = None if v == "none" else float(v) if "." in v else int(v)
+        if name == "strong":
+            return StrongBot(seed=seed, **kwargs)  # type: ignore[arg-type]
         return SearchBot(seed=seed, **kwargs)  # type: ignore[arg-type]
     if name == "random":
         return RandomBot(seed)
