@@ -47,12 +47,14 @@ check: lint
 
 bench: $(STAMP)
 	$(BIN)/arena bench engine
+	$(BIN)/arena bench playouts
 
 # The reference ladder: each rung's fixed-partnership event played afresh (old results removed;
-# the search rung alone takes about 25 minutes), then leaderboards/reference.{md,json} from the
-# rung leaderboards. Not part of `make test`. After an interruption, `arena event run` with the
-# same --db continues a rung instead.
-LADDER := ladder-greedy-random ladder-heuristic-greedy ladder-search-heuristic
+# the three search rungs take about 25 minutes each on two cores), then
+# leaderboards/reference.{md,json} from the rung leaderboards. Not part of `make test`. After an
+# interruption, `arena event run` with the same --db continues a rung instead.
+LADDER := ladder-greedy-random ladder-heuristic-greedy ladder-search-heuristic \
+  ladder-strong-heuristic ladder-strong-search
 
 ladder: $(STAMP)
 	for rung in $(LADDER); do \

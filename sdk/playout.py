@@ -74,6 +74,7 @@ class FastHand:
         "bombish",
         "combos",
         "hands",
+        "later",
         "out",
         "owner",
         "passes",
@@ -91,6 +92,7 @@ class FastHand:
     )
 
     hands: list[Mask]
+    later: tuple[int, ...]
     combos: list[tuple[Play, ...] | None]
     bombish: list[bool]
     top: Play | None
@@ -126,6 +128,7 @@ class FastHand:
         h.stakes = [200 if obs.grand[t] else 100 if obs.tichu[t] else 0 for t in range(4)]
         h.score = (0, 0)
         h.window = []
+        h.later = ()
         h.resume = AFTER_PLAY
         passes, last_passer = _passes(obs.events) if obs.trick else (0, -1)
         h.passes = passes
@@ -145,7 +148,8 @@ class FastHand:
                 h.turn = _next_active(base, h.hands)
                 order = [(base + 1) & 3, (base + 2) & 3, (base + 3) & 3, base]
                 order.remove(h.turn)
-            h.window = [me] + [t for t in order[order.index(me) + 1 :] if h._can_bomb(t)]
+            h.later = tuple(order[order.index(me) + 1 :])
+            h.window = [me] + [t for t in h.later if h._can_bomb(t)]
         else:
             raise ValueError(f"a fast hand starts at a turn or a bomb window, not {obs.phase}")
         return h
@@ -164,6 +168,7 @@ class FastHand:
         h.passes = self.passes
         h.phase = self.phase
         h.window = self.window.copy()
+        h.later = self.later
         h.resume = self.resume
         h.wish = self.wish
         h.out = self.out.copy()
@@ -173,12 +178,15 @@ class FastHand:
         return h
 
     def with_hands(self, hands: Sequence[Mask]) -> FastHand:
-        """A copy in the same position with ``hands`` as the four hands (a new deal of the
-        hidden cards; a bomb window keeps its seats)."""
+        """A copy in the same position with ``hands`` as the four hands: a new deal of the
+        hidden cards. A bomb window that the position starts in asks the seats that can bomb
+        with these hands; once answered in, a window keeps its seats."""
         h = self.copy()
         h.hands = list(hands)
         h.combos = [None, None, None, None]
         h.bombish = [may_hold_bomb(x) for x in hands]
+        if h.later:  # the bomb window it starts in: the seats after this one that can bomb
+            h.window = [h.window[0]] + [t for t in h.later if h._can_bomb(t)]
         return h
 
     # ------------------------------------------------------------- queries
@@ -239,6 +247,7 @@ class FastHand:
 
     def play(self, s: int, play: Play) -> None:
         """A play (not a pass) by ``s``, the seat to act, in a turn or a bomb window."""
+        self.later = ()
         cards = play.cards
         hand = self.hands[s] = self.hands[s] & ~cards
         combos = self.combos[s]
@@ -323,6 +332,7 @@ class FastHand:
             self._collect()
 
     def _decline(self) -> None:
+        self.later = ()
         window = self.window
         del window[0]
         if window:

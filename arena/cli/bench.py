@@ -30,6 +30,35 @@ def engine(
     print(f"  plays/hand     : {f.gen_plays / f.gen_hands:.1f}")
 
 
+@app.command("playouts")
+def playouts_bench(
+    hands: Annotated[int, typer.Option(min=1, help="Heuristic self-play hands for positions.")] = 6,
+    deals: Annotated[int, typer.Option(min=1, help="Playouts per position and kind.")] = 40,
+    rounds: Annotated[int, typer.Option(min=1, help="Interleaved rounds.")] = 3,
+    think: Annotated[float, typer.Option(min=0.01, help="Seconds per searched decision.")] = 0.2,
+    seed: Annotated[int, typer.Option(help="Seed for positions and deals.")] = 1,
+) -> None:
+    """Playouts/s of the search bots on one core: today's, the same policy on the rules core
+    and on the fast simulator, and both searches, interleaved."""
+    from arena.bench.playouts import bench_playouts
+
+    f = bench_playouts(hands, deals, rounds, think, seed)
+    print(
+        f"positions        : {f.positions} turns, {f.deals} playouts each per kind, {rounds} rounds"
+    )
+    rows = (
+        ("search's playout", f.old, "SearchBot's policy on Match"),
+        ("policy on Match ", f.core, "StrongBot's policy on Match"),
+        ("policy on fast  ", f.fast, "StrongBot's policy on FastHand, weighted deals"),
+        ("search (old)    ", f.search_old, "SearchBot iterations/s"),
+        ("search (strong) ", f.search_strong, "StrongBot iterations/s"),
+    )
+    for label, xs, what in rows:
+        each = ", ".join(f"{x:,.0f}" for x in xs)
+        print(f"{label} : {f.median(xs):8,.0f}/s median ({each}) {what}")
+    print(f"fast / same policy on Match: {f.median(f.fast) / f.median(f.core):.2f}x")
+
+
 @app.command("grpc")
 def grpc_bench(
     bot: Annotated[

@@ -56,7 +56,7 @@ def _builtin_dir() -> Path:
 
 
 BUILTIN_DIR = _builtin_dir()
-BUILTINS = ("random", "greedy", "heuristic", "search")
+BUILTINS = ("random", "greedy", "heuristic", "search", "strong")
 """Built-in bot names; each is ``example_bots/<name>/bot.toml``."""
 
 SDK_RUNNER = ("-m", "sdk")

@@ -52,6 +52,8 @@ class StrongBot(SearchBot):
             other seats play the policy there), of every seat's (2), or none (0: flat
             Monte Carlo at the root).
         early_stop: Stop once the most visited answer cannot be overtaken in the time left.
+        random_playouts: Play the playouts uniformly at random instead of by the policy
+            (slow: for measuring what the policy is worth).
     """
 
     name = "strong"
@@ -69,6 +71,7 @@ class StrongBot(SearchBot):
         inference: bool = True,
         tree: int = 1,
         early_stop: bool = True,
+        random_playouts: bool = False,
     ) -> None:
         super().__init__(
             iterations=iterations,
@@ -84,6 +87,7 @@ class StrongBot(SearchBot):
         self.inference = inference
         self.tree = tree
         self.early_stop = early_stop
+        self.random_playouts = random_playouts
 
     def budget(self, obs: Observation) -> float | None:
         """Seconds this decision may use: most of its deadline plus a share of the bank.
@@ -162,7 +166,10 @@ class StrongBot(SearchBot):
             path: list[tuple[Node, int]] = [(child, me)]
             if tree and not fresh:
                 self._descend_fast(h, child, path, c, me if tree == 1 else -1, rand)
-            rollout(h, rand, epsilon)
+            if self.random_playouts:
+                _random_rollout(h, rng)
+            else:
+                rollout(h, rand, epsilon)
             first[f] += h.out[0] == me
             s0, s1 = h.score
             r0 = 0.5 + (s0 - s1) / scale
@@ -211,6 +218,15 @@ class StrongBot(SearchBot):
             node = child
             if was_new:
                 return
+
+
+def _random_rollout(h: FastHand, rng: random.Random) -> None:
+    """Plays ``h`` to its end with uniformly random answers (the policy's baseline)."""
+    while h.phase != OVER:
+        if h.phase in (WISH, GIFT):
+            h.apply(answer(h, rng.random, 0.0))
+        else:
+            h.apply(rng.choice(h.plays()))
 
 
 def _obvious(obs: Observation, reps: dict[Figure, Play]) -> Play | None:

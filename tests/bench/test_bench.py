@@ -56,3 +56,12 @@ def test_bench_tables_plays_over_grpc_and_measures_the_bots() -> None:
     assert f.full_rate > 0
     assert f.bot_cpu_playing is not None and f.bot_cpu_playing > 0
     assert f.bot_cpu_us > 1e6 * f.bot_cpu_playing  # the lifetime figure counts start-up too
+
+
+def test_playout_bench_measures_every_kind() -> None:
+    from arena.bench.playouts import bench_playouts
+
+    f = bench_playouts(hands=1, deals=2, rounds=2, think=0.01, seed=3)
+    assert f.positions > 0
+    for xs in (f.old, f.core, f.fast, f.search_old, f.search_strong):
+        assert len(xs) == 2 and all(x > 0 for x in xs)

@@ -138,15 +138,22 @@ def test_playouts_from_real_positions_match_the_rules_core(seed: int, policy: Po
         replay(m, h, policy, rng)
 
 
-@pytest.mark.parametrize("seed", range(40, 60))
+@pytest.mark.parametrize("seed", range(40, 70))
 def test_playouts_from_determinized_positions_match_the_rules_core(seed: int) -> None:
     rng = random.Random(seed)
     for real in positions(seed, every=0.1):
         obs = observe(real, real.seat)
         det = Determinizer(obs)
-        for _ in range(3):
+        template = FastHand.from_observation(obs, det.sample(rng).hands)
+        for k in range(12 if real.phase is Phase.BOMB_WINDOW else 4):
             m = det.sample(rng)
-            h = FastHand.from_observation(obs, m.hands)
+            if k % 2:
+                h = FastHand.from_observation(obs, m.hands)
+            else:  # a new deal into a copy, as a search does
+                hands = det.deal(rng)
+                hands[obs.seat] = obs.hand
+                m = det.build(hands)
+                h = template.with_hands(hands)
             replay(m, h, _greedy, rng)
 
 
