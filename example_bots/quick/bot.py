@@ -1,0 +1,144 @@
+"""QuickBot: HeuristicBot's reasoning, pruned so that every answer takes under a millisecond.
+
+The heuristic's time goes into ``hand_cost`` (the partition search) for every candidate play
+and exchange card. QuickBot keeps its rules but evaluates fewer candidates: a lead is scored
+best-first by a lower bound from the plan (a play plus the best plan of the rest is a plan of
+the hand, so the rest costs at least the hand's cost minus the play's) and the search stops
+once no bound can beat the best score; the exchange scores each card once and pairs only the
+cheapest few.
+"""
+
+from __future__ import annotations
+
+from arena.rules import (
+    DOG,
+    DOG_K,
+    DRAGON,
+    PAIR,
+    PHOENIX,
+    PHOENIX_BIT,
+    SINGLE,
+    Exchange,
+    Observation,
+    Play,
+    cards_of,
+)
+from example_bots.common.partition import hand_cost
+from example_bots.common.ranks import cost, rank_of
+from example_bots.common.strength import hand_strength
+from example_bots.common.table import opponents, partner
+from example_bots.heuristic.bot import (
+    LEAD_LENGTH,
+    THREAT_SINGLE,
+    TICHU_MARGIN,
+    HeuristicBot,
+    _bomb_cards,
+    _Context,
+    _gift_value,
+    _pass_penalty,
+)
+
+EXCHANGE_PAIR_POOL = 5  # cheapest cards paired for the opponents (10 pairs, not 28)
+BOMB_LEAD = 1.5  # the heuristic's penalty for leading a bomb while other cards remain
+
+
+class QuickBot(HeuristicBot):
+    """The heuristic with bounded candidate searches."""
+
+    name = "quick"
+
+    # ------------------------------------------------------------------ exchange
+
+    def exchange(self, obs: Observation) -> Exchange:
+        """The heuristic's exchange rules, each card's plan cost computed once."""
+        hand = obs.hand
+        me = obs.seat
+        mate = partner(me)
+        strong = obs.grand[me] or hand_strength(hand).margin >= TICHU_MARGIN - 0.5
+        bomb_cards = _bomb_cards(hand)
+        if obs.grand[mate]:
+            generosity = 3.0
+        elif strong:
+            generosity = 0.3
+        else:
+            generosity = 1.2
+        cards = list(cards_of(hand))
+        without = {c: hand_cost(hand & ~(1 << c)) for c in cards}
+        if strong and not obs.grand[mate]:
+            gifts = [c for c in cards if 10 <= rank_of(c) <= 13]
+        else:
+            gifts = [c for c in cards if _gift_value(c) >= 0.3]
+        gifts = [c for c in gifts if c != DOG and not (1 << c) & bomb_cards]
+        if not gifts:
+            gifts = [c for c in cards if c != DOG] or cards
+        to_partner = min(gifts, key=lambda c: without[c] - generosity * _gift_value(c))
+        rest = hand & ~(1 << to_partner)
+        keep_dog = obs.grand[mate]
+        pool = [c for c in cards_of(rest) if c not in (DRAGON, PHOENIX)]
+        if len(pool) < 2:
+            pool = list(cards_of(rest))
+        penalty = {c: _pass_penalty(c, keep_dog, bomb_cards) for c in pool}
+        # Removing the partner's card first changes little: rank by the card's own removal.
+        pool.sort(key=lambda c: without[c] + penalty[c])
+        pool = pool[:EXCHANGE_PAIR_POOL]
+        best_pair = (pool[0], pool[1])
+        best_score = float("inf")
+        for i, a in enumerate(pool):
+            for b in pool[i + 1 :]:
+                score = hand_cost(rest & ~(1 << a) & ~(1 << b)) + penalty[a] + penalty[b]
+                if score < best_score:
+                    best_score, best_pair = score, (a, b)
+        lo, hi = sorted(best_pair, key=lambda c: (rank_of(c) if c != DOG else -1, c))
+        nxt, prev = opponents(me)
+        if obs.grand[prev] and not obs.grand[nxt]:
+            return Exchange(hi, to_partner, lo)
+        return Exchange(lo, to_partner, hi)
+
+    # ------------------------------------------------------------------ leading
+
+    def _lead(self, ctx: _Context, plays: list[Play]) -> Play:
+        """The heuristic's lead score, searched best-first by its plan bound."""
+        obs = ctx.obs
+        sure = self._sure_chain(ctx, plays)
+        if sure is not None:
+            return sure
+        threat1 = any(obs.card_counts[o] == 1 for o in ctx.opps)
+        threat2 = any(obs.card_counts[o] == 2 for o in ctx.opps)
+        mate_count = obs.card_counts[ctx.mate]
+        feed = 0 < mate_count <= 2 and not ctx.my_bet
+        # (score or its lower bound, whether exact, distinct-play order, play)
+        scored: list[tuple[float, bool, int, Play]] = []
+        for i, p in enumerate(ctx.distinct(plays)):
+            adj = -LEAD_LENGTH * p.length
+            if p.kind == DOG_K:
+                adj += self._dog_adjust(ctx)
+            elif threat1 and p.kind == SINGLE:
+                adj += THREAT_SINGLE * ctx.beat(p)
+            elif threat2 and p.kind == PAIR:
+                adj += 1.2 * ctx.beat(p)
+            if feed and p.length == mate_count:
+                adj -= 0.6 * ctx.beat(p)
+            exact = p.is_bomb or p.kind == DOG_K or p.cards == PHOENIX_BIT
+            exact = exact or bool(p.cards & ctx.bomb_cards)
+            if exact:
+                rem = ctx.hand & ~p.cards
+                score = hand_cost(rem) + adj + (BOMB_LEAD if p.is_bomb and rem else 0.0)
+                scored.append((score, True, i, p))
+            else:
+                scored.append((ctx.cost - cost(p.kind, p.length, p.rank) + adj, False, i, p))
+        scored.sort(key=lambda t: (t[0], t[2]))
+        best: Play | None = None
+        best_score = float("inf")
+        for bound, exact, _, p in scored:
+            if bound >= best_score - 1e-9:
+                break
+            score = bound
+            if not exact:
+                floor = ctx.cost - cost(p.kind, p.length, p.rank)
+                score += hand_cost(ctx.hand & ~p.cards) - floor
+            if score < best_score:
+                best, best_score = p, score
+        return best if best is not None else plays[0]
+
+
+__all__ = ["QuickBot"]
