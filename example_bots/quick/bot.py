@@ -20,17 +20,21 @@ from arena.rules import (
     SINGLE,
     Exchange,
     Observation,
+    Phase,
     Play,
     cards_of,
 )
 from example_bots.common.partition import hand_cost
-from example_bots.common.ranks import cost, rank_of
-from example_bots.common.strength import hand_strength
-from example_bots.common.table import opponents, partner
+from example_bots.common.ranks import DOG_COST, cost, rank_of
+from example_bots.common.strength import grand_score, hand_strength
+from example_bots.common.table import called, opponents, partner
 from example_bots.heuristic.bot import (
+    EXCHANGE_POOL,
+    GRAND_SCORE,
     LEAD_LENGTH,
     THREAT_SINGLE,
     TICHU_MARGIN,
+    TICHU_MARGIN_CONTESTED,
     HeuristicBot,
     _bomb_cards,
     _Context,
@@ -38,7 +42,6 @@ from example_bots.heuristic.bot import (
     _pass_penalty,
 )
 
-EXCHANGE_PAIR_POOL = 5  # cheapest cards paired for the opponents (10 pairs, not 28)
 BOMB_LEAD = 1.5  # the heuristic's penalty for leading a bomb while other cards remain
 
 
@@ -46,11 +49,36 @@ class QuickBot(HeuristicBot):
     """The heuristic with bounded candidate searches."""
 
     name = "quick"
+    tichu_margin = TICHU_MARGIN
+    tichu_contested = TICHU_MARGIN_CONTESTED
+    grand_at = GRAND_SCORE
+
+    # ------------------------------------------------------------------ bets
+
+    def grand_tichu(self, obs: Observation) -> bool:
+        """Grand Tichu when the first eight cards hold enough controls."""
+        return grand_score(obs.hand) >= self.grand_at
+
+    def call_tichu(self, obs: Observation) -> bool:
+        """Tichu on counted strength, as the heuristic, at QuickBot's thresholds."""
+        if obs.phase is Phase.EXCHANGE or called(obs, partner(obs.seat)) or obs.out:
+            return False
+        need = self.tichu_margin
+        if any(called(obs, o) for o in opponents(obs.seat)):
+            need = self.tichu_contested
+        return hand_strength(obs.hand).margin >= need
 
     # ------------------------------------------------------------------ exchange
 
     def exchange(self, obs: Observation) -> Exchange:
-        """The heuristic's exchange rules, each card's plan cost computed once."""
+        """The heuristic's exchange, with the opponents' pair found by branch and bound.
+
+        Removing ``b`` from a hand costs at most its single's cost, so the rest without
+        ``a`` and ``b`` costs at least the rest without ``a`` minus that: pairs are scored in
+        the order of that bound and the search stops once no bound beats the best score.
+        """
+        if getattr(self, "slow_exchange", 0):
+            return super().exchange(obs)
         hand = obs.hand
         me = obs.seat
         mate = partner(me)
@@ -63,7 +91,6 @@ class QuickBot(HeuristicBot):
         else:
             generosity = 1.2
         cards = list(cards_of(hand))
-        without = {c: hand_cost(hand & ~(1 << c)) for c in cards}
         if strong and not obs.grand[mate]:
             gifts = [c for c in cards if 10 <= rank_of(c) <= 13]
         else:
@@ -71,23 +98,34 @@ class QuickBot(HeuristicBot):
         gifts = [c for c in gifts if c != DOG and not (1 << c) & bomb_cards]
         if not gifts:
             gifts = [c for c in cards if c != DOG] or cards
-        to_partner = min(gifts, key=lambda c: without[c] - generosity * _gift_value(c))
+        to_partner = min(
+            gifts, key=lambda c: hand_cost(hand & ~(1 << c)) - generosity * _gift_value(c)
+        )
         rest = hand & ~(1 << to_partner)
         keep_dog = obs.grand[mate]
         pool = [c for c in cards_of(rest) if c not in (DRAGON, PHOENIX)]
         if len(pool) < 2:
             pool = list(cards_of(rest))
         penalty = {c: _pass_penalty(c, keep_dog, bomb_cards) for c in pool}
-        # Removing the partner's card first changes little: rank by the card's own removal.
-        pool.sort(key=lambda c: without[c] + penalty[c])
-        pool = pool[:EXCHANGE_PAIR_POOL]
-        best_pair = (pool[0], pool[1])
-        best_score = float("inf")
+        alone = {c: hand_cost(rest & ~(1 << c)) for c in pool}
+        pool.sort(key=lambda c: alone[c] + penalty[c])
+        pool = pool[:EXCHANGE_POOL]
+        bounded: list[tuple[float, int, int, int]] = []
         for i, a in enumerate(pool):
             for b in pool[i + 1 :]:
-                score = hand_cost(rest & ~(1 << a) & ~(1 << b)) + penalty[a] + penalty[b]
-                if score < best_score:
-                    best_score, best_pair = score, (a, b)
+                floor = max(
+                    alone[a] - _single_cost(b, bomb_cards), alone[b] - _single_cost(a, bomb_cards)
+                )
+                bounded.append((floor + penalty[a] + penalty[b], len(bounded), a, b))
+        bounded.sort()
+        best_pair = (pool[0], pool[1])
+        best = (float("inf"), 0)
+        for bound, order, a, b in bounded:
+            if bound > best[0] + 1e-9:
+                break
+            score = hand_cost(rest & ~(1 << a) & ~(1 << b)) + penalty[a] + penalty[b]
+            if (score, order) < best:
+                best, best_pair = (score, order), (a, b)
         lo, hi = sorted(best_pair, key=lambda c: (rank_of(c) if c != DOG else -1, c))
         nxt, prev = opponents(me)
         if obs.grand[prev] and not obs.grand[nxt]:
@@ -98,6 +136,8 @@ class QuickBot(HeuristicBot):
 
     def _lead(self, ctx: _Context, plays: list[Play]) -> Play:
         """The heuristic's lead score, searched best-first by its plan bound."""
+        if getattr(self, "slow_lead", 0):
+            return super()._lead(ctx, plays)
         obs = ctx.obs
         sure = self._sure_chain(ctx, plays)
         if sure is not None:
@@ -139,6 +179,13 @@ class QuickBot(HeuristicBot):
             if score < best_score:
                 best, best_score = p, score
         return best if best is not None else plays[0]
+
+
+def _single_cost(c: int, bomb_cards: int) -> float:
+    """The most removing ``c`` can save: its cost as a single part (unbounded in a bomb)."""
+    if (1 << c) & bomb_cards:
+        return float("inf")
+    return DOG_COST if c == DOG else cost(SINGLE, 1, rank_of(c))
 
 
 __all__ = ["QuickBot"]
