@@ -102,9 +102,8 @@ class QuickBot(HeuristicBot):
         penalty = {c: _pass_penalty(c, keep_dog, bomb_cards) for c in pool}
         if DOG in penalty and not keep_dog:
             penalty[DOG] = self.dog_pass
-        alone = {c: hand_cost(rest & ~(1 << c)) for c in pool}
-        pool.sort(key=lambda c: alone[c] + penalty[c])
-        pool = pool[:EXCHANGE_POOL]
+        pool = self._cheapest(rest, pool, penalty, bomb_cards)
+        alone = self._alone
         bounded: list[tuple[float, int, int, int]] = []
         for i, a in enumerate(pool):
             for b in pool[i + 1 :]:
@@ -127,6 +126,32 @@ class QuickBot(HeuristicBot):
         if obs.grand[prev] and not obs.grand[nxt]:
             return Exchange(hi, to_partner, lo)
         return Exchange(lo, to_partner, hi)
+
+    _alone: dict[int, float]
+
+    def _cheapest(
+        self, rest: int, pool: list[int], penalty: dict[int, float], bomb_cards: int
+    ) -> list[int]:
+        """The ``EXCHANGE_POOL`` cards cheapest to pass alone, in the heuristic's order.
+
+        Leaving out ``c`` saves at most its cost as a single, which bounds the rest's cost
+        from below: cards are costed in the order of that bound until no bound can enter.
+        """
+        whole = hand_cost(rest)
+        order = {c: i for i, c in enumerate(pool)}
+        floors = sorted(pool, key=lambda c: whole - _single_cost(c, bomb_cards) + penalty[c])
+        alone: dict[int, float] = {}
+        keys: list[float] = []
+        for c in floors:
+            floor = whole - _single_cost(c, bomb_cards) + penalty[c]
+            if len(keys) >= EXCHANGE_POOL and floor > keys[EXCHANGE_POOL - 1] + EPS:
+                break
+            alone[c] = hand_cost(rest & ~(1 << c))
+            keys.append(alone[c] + penalty[c])
+            keys.sort()
+        self._alone = alone
+        chosen = sorted(alone, key=lambda c: (alone[c] + penalty[c], order[c]))
+        return chosen[:EXCHANGE_POOL]
 
     # ------------------------------------------------------------------ leading
 
