@@ -1,16 +1,17 @@
-"""QuickBot: HeuristicBot's reasoning, answered in well under a millisecond, a better exchange.
+"""QuickBot: HeuristicBot's reasoning with a fraction of its search, and a better exchange.
 
 The heuristic spends its time in ``hand_cost`` (the partition search) for every candidate play
 and exchange pair. QuickBot keeps its rules but scores fewer candidates, best-first by a
 bound from the plan: a play (or a card) plus the best plan of the rest is a plan of the whole
-hand, so the rest costs at least the hand's cost minus the part's own cost. Leads and the
-opponents' pair in the exchange are scored in the order of that bound, and the search stops
-once no bound can beat the best score found; with the heuristic's weights it picks the
-heuristic's answers.
+hand, so the rest costs at least the hand's cost minus the part's own cost. Leads, the cards
+cheapest to pass and the opponents' pair in the exchange are scored in the order of that
+bound, and each search stops once no bound can beat what it has found; with the heuristic's
+weights it picks the heuristic's answers.
 
 Two weights of the exchange differ, both measured by paired duplicate runs against the
 heuristic (``example_bots.common.duel``): a weak hand weighs a card's value to the partner
-less against what it costs its own plan (it keeps a Phoenix or an Ace its plan needs), and
+less against what it costs its own plan (it keeps a Dragon, Phoenix or Ace and gives a high
+card its plan can spare), and
 the Dog is kept rather than passed to an opponent, who would use it to hand the lead to its
 partner.
 """
@@ -50,7 +51,7 @@ BOMB_LEAD = 1.5  # the heuristic's penalty for leading a bomb while other cards 
 # Generosity: how much a card's value to the partner counts against its cost to the own plan.
 GRAND_GENEROSITY = 3.0  # the partner called Grand Tichu (the heuristic's)
 STRONG_GENEROSITY = 0.3  # a hand strong enough to call (the heuristic's)
-WEAK_GENEROSITY = 0.6  # any other hand (the heuristic: 1.2, giving away Phoenix and Aces)
+WEAK_GENEROSITY = 0.6  # any other hand (the heuristic: 1.2, giving away its best card)
 DOG_KEEP = 0.3  # passing the Dog to an opponent (the heuristic: -0.4, glad to be rid of it)
 EPS = 1e-9  # float slack when a bound meets a score
 
@@ -102,8 +103,7 @@ class QuickBot(HeuristicBot):
         penalty = {c: _pass_penalty(c, keep_dog, bomb_cards) for c in pool}
         if DOG in penalty and not keep_dog:
             penalty[DOG] = self.dog_pass
-        pool = self._cheapest(rest, pool, penalty, bomb_cards)
-        alone = self._alone
+        pool, alone = _cheapest(rest, pool, penalty, bomb_cards)
         bounded: list[tuple[float, int, int, int]] = []
         for i, a in enumerate(pool):
             for b in pool[i + 1 :]:
@@ -126,32 +126,6 @@ class QuickBot(HeuristicBot):
         if obs.grand[prev] and not obs.grand[nxt]:
             return Exchange(hi, to_partner, lo)
         return Exchange(lo, to_partner, hi)
-
-    _alone: dict[int, float]
-
-    def _cheapest(
-        self, rest: int, pool: list[int], penalty: dict[int, float], bomb_cards: int
-    ) -> list[int]:
-        """The ``EXCHANGE_POOL`` cards cheapest to pass alone, in the heuristic's order.
-
-        Leaving out ``c`` saves at most its cost as a single, which bounds the rest's cost
-        from below: cards are costed in the order of that bound until no bound can enter.
-        """
-        whole = hand_cost(rest)
-        order = {c: i for i, c in enumerate(pool)}
-        floors = sorted(pool, key=lambda c: whole - _single_cost(c, bomb_cards) + penalty[c])
-        alone: dict[int, float] = {}
-        keys: list[float] = []
-        for c in floors:
-            floor = whole - _single_cost(c, bomb_cards) + penalty[c]
-            if len(keys) >= EXCHANGE_POOL and floor > keys[EXCHANGE_POOL - 1] + EPS:
-                break
-            alone[c] = hand_cost(rest & ~(1 << c))
-            keys.append(alone[c] + penalty[c])
-            keys.sort()
-        self._alone = alone
-        chosen = sorted(alone, key=lambda c: (alone[c] + penalty[c], order[c]))
-        return chosen[:EXCHANGE_POOL]
 
     # ------------------------------------------------------------------ leading
 
@@ -201,6 +175,31 @@ class QuickBot(HeuristicBot):
             if score < best_score:
                 best, best_score = p, score
         return best if best is not None else plays[0]
+
+
+def _cheapest(
+    rest: int, pool: list[int], penalty: dict[int, float], bomb_cards: int
+) -> tuple[list[int], dict[int, float]]:
+    """The ``EXCHANGE_POOL`` cards cheapest to pass alone, in the heuristic's order, and the
+    cost of the rest without each card costed.
+
+    Leaving out ``c`` saves at most its cost as a single, which bounds the rest's cost from
+    below: cards are costed in the order of that bound until no bound can enter.
+    """
+    whole = hand_cost(rest)
+    order = {c: i for i, c in enumerate(pool)}
+    floors = sorted(pool, key=lambda c: whole - _single_cost(c, bomb_cards) + penalty[c])
+    alone: dict[int, float] = {}
+    keys: list[float] = []
+    for c in floors:
+        floor = whole - _single_cost(c, bomb_cards) + penalty[c]
+        if len(keys) >= EXCHANGE_POOL and floor > keys[EXCHANGE_POOL - 1] + EPS:
+            break
+        alone[c] = hand_cost(rest & ~(1 << c))
+        keys.append(alone[c] + penalty[c])
+        keys.sort()
+    chosen = sorted(alone, key=lambda c: (alone[c] + penalty[c], order[c]))
+    return chosen[:EXCHANGE_POOL], alone
 
 
 def _single_cost(c: int, bomb_cards: int) -> float:
