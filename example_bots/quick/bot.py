@@ -11,9 +11,8 @@ weights it picks the heuristic's answers.
 Two weights of the exchange differ, both measured by paired duplicate runs against the
 heuristic (``example_bots.common.duel``): a weak hand weighs a card's value to the partner
 less against what it costs its own plan (it keeps a Dragon, Phoenix or Ace and gives a high
-card its plan can spare), and
-the Dog is kept rather than passed to an opponent, who would use it to hand the lead to its
-partner.
+card its plan can spare), and the Dog is kept rather than passed to an opponent, who would
+use it to hand the lead to its partner.
 """
 
 from __future__ import annotations
