@@ -28,7 +28,7 @@ variables a process needs to run (``PATH``, ``HOME``, ``TMPDIR``, ``LANG``). It 
 folder (the manifest's) read-only, the runtime, and nothing else; an event's ``[limits]`` caps
 the manifest's. ``load_manifest`` raises
 ``ManifestError`` naming the file, the field and what is wrong; ``resolve_bot`` also accepts
-a built-in name (``random``, ``greedy``, ``heuristic``, ``search``), which means
+a built-in name (``random``, ``greedy``, ``heuristic``, ``quick``, ``search``), which means
 ``example_bots/<name>/bot.toml``.
 """
 
@@ -56,7 +56,7 @@ def _builtin_dir() -> Path:
 
 
 BUILTIN_DIR = _builtin_dir()
-BUILTINS = ("random", "greedy", "heuristic", "search", "strong")
+BUILTINS = ("random", "greedy", "heuristic", "quick", "search", "strong")
 """Built-in bot names; each is ``example_bots/<name>/bot.toml``."""
 
 SDK_RUNNER = ("-m", "sdk")

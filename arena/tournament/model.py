@@ -91,7 +91,7 @@ __all__ = [
     "plan_event",
 ]
 
-BUILTIN_BOTS: tuple[str, ...] = ("random", "greedy", "heuristic", "search", "strong")
+BUILTIN_BOTS: tuple[str, ...] = ("random", "greedy", "heuristic", "quick", "search", "strong")
 """The reference bots; any other ``example_bots`` folder with a ``bot.toml`` is built in too."""
 
 BUILTINS_TEXT = f"{', '.join(BUILTIN_BOTS)} or any folder of example_bots"

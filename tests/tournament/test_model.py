@@ -184,7 +184,7 @@ def test_manifests_resolve_against_the_event_file(
     assert spec.bots[2].bot == str((tmp_path / "bots" / "alpha" / "bot.toml").resolve())
     assert not spec.bots[2].builtin and spec.bots[0].builtin
     assert spec.bot_sources()["random"] == "builtin:random"
-    assert set(BUILTIN_BOTS) == {"random", "greedy", "heuristic", "search", "strong"}
+    assert set(BUILTIN_BOTS) == {"random", "greedy", "heuristic", "quick", "search", "strong"}
 
 
 def test_unusable_manifests_are_caught(tmp_path: Path) -> None:
