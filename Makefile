@@ -50,11 +50,11 @@ bench: $(STAMP)
 	$(BIN)/arena bench playouts
 
 # The reference ladder: each rung's fixed-partnership event played afresh (old results removed;
-# the three search rungs take about 25 minutes each on two cores), then
+# the three search rungs take about 25 minutes each on two cores, the quick rung about ten), then
 # leaderboards/reference.{md,json} from the rung leaderboards. Not part of `make test`. After an
 # interruption, `arena event run` with the same --db continues a rung instead.
-LADDER := ladder-greedy-random ladder-heuristic-greedy ladder-search-heuristic \
-  ladder-strong-heuristic ladder-strong-search
+LADDER := ladder-greedy-random ladder-heuristic-greedy ladder-quick-heuristic \
+  ladder-search-heuristic ladder-strong-heuristic ladder-strong-search
 
 ladder: $(STAMP)
 	for rung in $(LADDER); do \

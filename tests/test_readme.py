@@ -81,8 +81,17 @@ COMMANDS: dict[str, Run | Skip] = {
     " --db runs/ladder-search-heuristic.sqlite": Skip(
         "a ladder rung: most of make ladder's half hour"
     ),
+    "arena event run example_bots/events/ladder-quick-heuristic.toml"
+    " --db runs/ladder-quick-heuristic.sqlite": Skip("a ladder rung: minutes (make ladder)"),
+    "arena event run example_bots/events/ladder-strong-heuristic.toml"
+    " --db runs/ladder-strong-heuristic.sqlite": Skip("a ladder rung: about 25 minutes"),
+    "arena event run example_bots/events/ladder-strong-search.toml"
+    " --db runs/ladder-strong-search.sqlite": Skip("a ladder rung: about half an hour"),
     "arena ladder leaderboards/ladder-greedy-random.json leaderboards/ladder-heuristic-greedy.json"
-    " leaderboards/ladder-search-heuristic.json": Run(r"leaderboards/reference\.md"),
+    " leaderboards/ladder-quick-heuristic.json leaderboards/ladder-search-heuristic.json"
+    " leaderboards/ladder-strong-heuristic.json leaderboards/ladder-strong-search.json": Run(
+        r"leaderboards/reference\.md"
+    ),
     "arena play greedy heuristic greedy heuristic": Run(r"team [AB] wins \d+ : \d+"),
     "arena serve --port 50051 --tables 1 --tokens runs/tokens.txt": Run(
         "referee listening on 127.0.0.1:",

@@ -42,7 +42,17 @@ from arena.rules import (
 )
 from sdk.playout import BOMB_WINDOW, GIFT, OVER, PLAY, FastHand
 
-__all__ = ["answer", "gift_to", "lead", "rollout", "turn_answer", "window_answer", "wish_rank"]
+__all__ = [
+    "answer",
+    "follow",
+    "gift_to",
+    "lead",
+    "rollout",
+    "threat",
+    "turn_answer",
+    "window_answer",
+    "wish_rank",
+]
 
 _new = tuple.__new__
 _DOG_PLAY: Play = _new(Play, (DOG_K, 1, 0, DOG_BIT))
