@@ -35,16 +35,17 @@ from arena.rules import (
     PASS,
     PASS_K,
     RANK_MASKS,
-    Event,
-    EventKind,
     Mask,
     Observation,
     Phase,
     Play,
+    beats,
     combinations,
     may_hold_bomb,
+    next_active,
     turn_plays,
 )
+from sdk.sim import PublicHistory
 
 __all__ = ["BOMB_WINDOW", "GIFT", "OVER", "PLAY", "WISH", "FastHand", "points_of_mask"]
 
@@ -130,7 +131,9 @@ class FastHand:
         h.window = []
         h.later = ()
         h.resume = AFTER_PLAY
-        passes, last_passer = _passes(obs.events) if obs.trick else (0, -1)
+        history = PublicHistory(obs.events)
+        passes = history.passes if obs.trick else 0
+        last_passer = history.last_passer
         h.passes = passes
         if obs.phase is Phase.PLAY:
             h.phase = PLAY
@@ -145,7 +148,7 @@ class FastHand:
                 order = [(base + 1) & 3, (base + 2) & 3, (base + 3) & 3, base]
             else:
                 base = h.owner
-                h.turn = _next_active(base, h.hands)
+                h.turn = next_active(base, h.hands)
                 order = [(base + 1) & 3, (base + 2) & 3, (base + 3) & 3, base]
                 order.remove(h.turn)
             h.later = tuple(order[order.index(me) + 1 :])
@@ -262,7 +265,7 @@ class FastHand:
             self.out.append(s)
         if play.kind == DOG_K:
             partner = (s + 2) & 3
-            leader = partner if self.hands[partner] else _next_active(partner, self.hands)
+            leader = partner if self.hands[partner] else next_active(partner, self.hands)
             if not hand and self._hand_ended():
                 return
             self._new_trick(leader)
@@ -283,7 +286,7 @@ class FastHand:
     def _after_play(self, s: int) -> None:
         hands = self.hands
         bombish = self.bombish
-        nxt = _next_active(s, hands)
+        nxt = next_active(s, hands)
         self.turn = nxt
         if True in bombish:
             window = [
@@ -315,7 +318,7 @@ class FastHand:
             - (owner >= 0 and hands[owner] != 0)
         )
         if self.passes < needed:
-            self.seat = self.turn = _next_active(s, hands)
+            self.seat = self.turn = next_active(s, hands)
             return
         bombish = self.bombish
         window = [
@@ -359,7 +362,7 @@ class FastHand:
             self._end()
             return
         hands = self.hands
-        self._new_trick(owner if hands[owner] else _next_active(owner, hands))
+        self._new_trick(owner if hands[owner] else next_active(owner, hands))
 
     def _new_trick(self, leader: int) -> None:
         self.top = None
@@ -415,41 +418,7 @@ def _bombs_beating(combos: tuple[Play, ...], top: Play) -> list[Play]:
             break
         out.append(p)
     out.reverse()
-    tk = top.kind
-    if tk < FOUR_BOMB:
-        return out
-    return [p for p in out if _bomb_beats(p, top)]
-
-
-def _bomb_beats(p: Play, top: Play) -> bool:
-    """Whether bomb ``p`` beats bomb ``top`` (a flush over four of a kind, longer, higher)."""
-    if p.kind != top.kind:
-        return p.kind > top.kind
-    if p.length != top.length:
-        return p.length > top.length
-    return p.rank > top.rank
-
-
-def _next_active(seat: int, hands: Sequence[int]) -> int:
-    for k in (1, 2, 3):
-        t = (seat + k) & 3
-        if hands[t]:
-            return t
-    return -1
-
-
-def _passes(events: Sequence[Event]) -> tuple[int, int]:
-    """Passes since the running trick's last play, and the seat that passed last."""
-    passes = 0
-    last = -1
-    for e in reversed(events):
-        if e.kind == EventKind.PASS:
-            passes += 1
-            if last < 0:
-                last = e.seat
-        elif e.kind == EventKind.PLAY:
-            break
-    return passes, last
+    return out if top.kind < FOUR_BOMB else [p for p in out if beats(p, top)]
 
 
 def _or(masks: Iterable[Mask]) -> Mask:
