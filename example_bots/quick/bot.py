@@ -91,9 +91,7 @@ class QuickBot(HeuristicBot):
         gifts = [c for c in gifts if c != DOG and not (1 << c) & bomb_cards]
         if not gifts:
             gifts = [c for c in cards if c != DOG] or cards
-        to_partner = min(
-            gifts, key=lambda c: hand_cost(hand & ~(1 << c)) - generosity * _gift_value(c)
-        )
+        to_partner = _best_gift(hand, gifts, generosity, bomb_cards)
         rest = hand & ~(1 << to_partner)
         keep_dog = obs.grand[mate]  # the Dog hands the lead to a partner who called Grand
         pool = [c for c in cards_of(rest) if c not in (DRAGON, PHOENIX)]
@@ -103,12 +101,11 @@ class QuickBot(HeuristicBot):
         if DOG in penalty and not keep_dog:
             penalty[DOG] = self.dog_pass
         pool, alone = _cheapest(rest, pool, penalty, bomb_cards)
+        single = {c: _single_cost(c, bomb_cards) for c in pool}
         bounded: list[tuple[float, int, int, int]] = []
         for i, a in enumerate(pool):
             for b in pool[i + 1 :]:
-                floor = max(
-                    alone[a] - _single_cost(b, bomb_cards), alone[b] - _single_cost(a, bomb_cards)
-                )
+                floor = max(alone[a] - single[b], alone[b] - single[a])
                 bounded.append((floor + penalty[a] + penalty[b], len(bounded), a, b))
         bounded.sort()
         best_pair = (pool[0], pool[1])
@@ -174,6 +171,29 @@ class QuickBot(HeuristicBot):
             if score < best_score:
                 best, best_score = p, score
         return best if best is not None else plays[0]
+
+
+def _best_gift(hand: int, gifts: list[int], generosity: float, bomb_cards: int) -> int:
+    """The card of ``gifts`` whose loss costs the plan least against its value to the
+    partner (the heuristic's choice, ties to the earlier card), scored best-first.
+
+    Without ``c`` the hand costs at least its whole cost minus ``c``'s cost as a single, so
+    cards are scored in the order of that bound until none can win.
+    """
+    whole = hand_cost(hand)
+    floors = sorted(
+        (whole - _single_cost(c, bomb_cards) - generosity * _gift_value(c), i, c)
+        for i, c in enumerate(gifts)
+    )
+    best = (float("inf"), 0)
+    choice = gifts[0]
+    for floor, i, c in floors:
+        if floor > best[0] + EPS:
+            break
+        score = (hand_cost(hand & ~(1 << c)) - generosity * _gift_value(c), i)
+        if score < best:
+            best, choice = score, c
+    return choice
 
 
 def _cheapest(

@@ -72,6 +72,7 @@ class StrongBot(SearchBot):
         tree: int = 1,
         early_stop: bool = True,
         random_playouts: bool = False,
+        tichu_bar: float | None = None,
     ) -> None:
         super().__init__(
             iterations=iterations,
@@ -88,6 +89,26 @@ class StrongBot(SearchBot):
         self.tree = tree
         self.early_stop = early_stop
         self.random_playouts = random_playouts
+        self.tichu_bar = tichu_bar
+
+    def call_tichu(self, obs: Observation) -> bool:
+        """Tichu when the search's playouts with the bet in place go out first often enough.
+
+        Without ``tichu_bar``: ``SearchBot``'s rule (the heuristic's call, vetoed by the
+        search). With it, every first play is searched with the bet in place and the call is
+        made when this seat went out first in at least ``tichu_bar`` of the playouts of the
+        chosen answer (``tichu_veto`` when the heuristic would call too); never beside a
+        partner's bet.
+        """
+        if self.tichu_bar is None:
+            return super().call_tichu(obs)
+        if not obs.may_call_tichu or obs.phase not in (Phase.PLAY, Phase.BOMB_WINDOW):
+            return False
+        mate = (obs.seat + 2) & 3
+        if obs.tichu[mate] or obs.grand[mate] or obs.out:
+            return False
+        bar = self.tichu_veto if self._rules.call_tichu(obs) else self.tichu_bar
+        return self._searched(obs, with_tichu=True)[1] >= bar
 
     def budget(self, obs: Observation) -> float | None:
         """Seconds this decision may use: most of its deadline plus a share of the bank.
