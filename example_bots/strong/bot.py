@@ -17,12 +17,15 @@ Three things set it apart from ``example_bots.search``, each switchable for meas
 The tree (``tree``) is ``SearchBot``'s information-set tree shared by all deals (figures as
 moves, progressive widening, UCB); with ``tree=False`` only the root's answers keep
 statistics (flat determinized Monte Carlo). Bets, the exchange, the wish and the gift follow
-``SearchBot``.
+``SearchBot``; with ``tichu_bar`` the search alone decides the Tichu call. At the end of each
+match the bot logs how many searches it ran, how long they thought and how many iterations
+they reached (the seat's log of an event).
 """
 
 from __future__ import annotations
 
 import gc
+import logging
 import math
 import random
 import time
@@ -36,6 +39,8 @@ from sdk.playout import BOMB_WINDOW, GIFT, OVER, WISH, FastHand
 from sdk.sim import Determinizer
 
 __all__ = ["StrongBot"]
+
+log = logging.getLogger("strong")
 
 DEADLINE_SHARE = 0.8  # of the decision's own time: the rest absorbs a loaded machine
 DEADLINE_MARGIN = 0.03  # seconds kept back besides
@@ -54,6 +59,8 @@ class StrongBot(SearchBot):
         early_stop: Stop once the most visited answer cannot be overtaken in the time left.
         random_playouts: Play the playouts uniformly at random instead of by the policy
             (slow: for measuring what the policy is worth).
+        tichu_bar: Call Tichu whenever this seat goes out first in at least this share of
+            the searched playouts (``None``: the heuristic's call with the search's veto).
     """
 
     name = "strong"
@@ -90,6 +97,28 @@ class StrongBot(SearchBot):
         self.early_stop = early_stop
         self.random_playouts = random_playouts
         self.tichu_bar = tichu_bar
+        self._searches: list[tuple[int, float]] = []  # (iterations, seconds) this match
+
+    def on_match_start(self, seat: int) -> None:
+        """Starts the match's search statistics afresh."""
+        self._searches = []
+
+    def on_match_end(self, scores: tuple[int, int]) -> None:
+        """Logs what the searches of the match did: how long they thought, how deep."""
+        done = [s for s in self._searches if s[0]]
+        if done:
+            iters = sum(n for n, _ in done)
+            secs = sum(t for _, t in done)
+            log.info(
+                "%d searches: %.0f iterations and %.0f ms each on average, %.0f ms at most,"
+                " %.0f iterations/s",
+                len(done),
+                iters / len(done),
+                1000 * secs / len(done),
+                1000 * max(t for _, t in done),
+                iters / secs if secs else 0.0,
+            )
+        self._searches = []
 
     def call_tichu(self, obs: Observation) -> bool:
         """Tichu when the search's playouts with the bet in place go out first often enough.
@@ -134,6 +163,7 @@ class StrongBot(SearchBot):
         try:
             return self._search(obs, with_tichu)
         finally:
+            self._searches.append((self.last_iterations, self.last_seconds))
             if enabled:
                 gc.enable()
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -22,6 +24,7 @@ from arena.rules import (
 )
 from arena.rules.combos import FOUR_BOMB, PAIR
 from arena.rules.position import position
+from example_bots.heuristic.bot import HeuristicBot
 from example_bots.strong.bot import StrongBot
 from example_bots.strong.infer import GRAND_CONTROL, LOW_PASS, card_weights
 from example_bots.strong.policy import follow, lead
@@ -106,6 +109,29 @@ def test_budget_uses_the_deadline_and_spreads_the_bank() -> None:
     bot.time_left_ms = 10.0  # nearly out of time: still a tiny positive budget
     assert bot.budget(obs) == pytest.approx(0.005)
     assert StrongBot(time_limit=0.2).budget(obs) == 0.2
+
+
+def test_tichu_bar_calls_by_the_search_and_never_beside_a_partners_bet() -> None:
+    obs = opening_view(9)
+    assert obs.may_call_tichu and not any(obs.tichu) and not any(obs.grand)
+    assert not HeuristicBot().call_tichu(obs)  # the search alone decides
+    assert StrongBot(iterations=40, tichu_bar=0.0).call_tichu(obs)
+    assert not StrongBot(iterations=40, tichu_bar=1.01).call_tichu(obs)
+    mate = (obs.seat + 2) & 3
+    partner_bet = replace(obs, tichu=(mate == 0, mate == 1, mate == 2, mate == 3))
+    assert not StrongBot(iterations=40, tichu_bar=0.0).call_tichu(partner_bet)
+
+
+def test_logs_its_searches_at_the_end_of_a_match(caplog: pytest.LogCaptureFixture) -> None:
+    bot = StrongBot(iterations=30)
+    bot.on_match_start(0)
+    bot.act(opening_view(3))
+    bot.act(opening_view(5))
+    with caplog.at_level(logging.INFO, logger="strong"):
+        bot.on_match_end((0, 0))
+        bot.on_match_end((0, 0))  # nothing searched since: nothing logged
+    assert len(caplog.messages) == 1
+    assert caplog.messages[0].startswith("2 searches: 30 iterations and ")
 
 
 def test_a_time_budget_stops_the_search() -> None:
