@@ -78,9 +78,7 @@ COMMANDS: dict[str, Run | Skip] = {
     "arena event run example_bots/events/ladder-heuristic-greedy.toml"
     " --db runs/ladder-heuristic-greedy.sqlite": Skip("a ladder rung: minutes (make ladder)"),
     "arena event run example_bots/events/ladder-search-heuristic.toml"
-    " --db runs/ladder-search-heuristic.sqlite": Skip(
-        "a ladder rung: most of make ladder's half hour"
-    ),
+    " --db runs/ladder-search-heuristic.sqlite": Skip("a ladder rung: about 25 minutes"),
     "arena event run example_bots/events/ladder-quick-heuristic.toml"
     " --db runs/ladder-quick-heuristic.sqlite": Skip("a ladder rung: minutes (make ladder)"),
     "arena event run example_bots/events/ladder-strong-heuristic.toml"
