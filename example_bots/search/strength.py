@@ -9,7 +9,9 @@ interval over boards. Run, e.g.::
 
 Bots: ``search[:key=value,...]`` (``SearchBot`` keyword arguments), ``strong[:key=value,...]``
 (``StrongBot``'s; 0/1 for its switches), ``random``, ``greedy``
-(``example_bots.greedy``), ``heuristic`` (``example_bots.heuristic``), ``local-greedy``.
+(``example_bots.greedy``), ``heuristic`` (``example_bots.heuristic``), ``local-greedy``,
+``oracle[:key=value,...]`` (``StrongBot`` searching the true deal instead of sampled ones:
+what perfect inference of the hidden hands could win).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from arena.rules import (
 from example_bots.search.bot import SearchBot
 from example_bots.strong.bot import StrongBot
 from sdk import Bot
+from sdk.sim import Determinizer
 
 
 class RandomBot(Bot):
@@ -81,14 +84,28 @@ class LocalGreedyBot(Bot):
         return min(plain, key=lambda p: (p.rank, -p.length))
 
 
+class OracleStrongBot(StrongBot):
+    """StrongBot that searches the true deal (a measurement of what inference could win)."""
+
+    true_hands: tuple[int, ...] = ()  #: set before each decision by ``play_hand``
+
+    def deal(
+        self, det: Determinizer, rng: random.Random, weights: list[list[float]] | None
+    ) -> list[int]:
+        """The real hidden hands, as the match holds them now."""
+        return list(self.true_hands)
+
+
 def make_bot(spec: str, seed: int) -> Bot:
     """Builds a bot from its command-line spec (see the module docstring)."""
     name, _, args = spec.partition(":")
-    if name in ("search", "strong"):
+    if name in ("search", "strong", "oracle"):
         kwargs: dict[str, float | int | None] = {}
         for item in filter(None, args.split(",")):
             k, _, v = item.partition("=")
             kwargs[k] = None if v == "none" else float(v) if "." in v else int(v)
+        if name == "oracle":
+            return OracleStrongBot(seed=seed, **kwargs)  # type: ignore[arg-type]
         if name == "strong":
             return StrongBot(seed=seed, **kwargs)  # type: ignore[arg-type]
         return SearchBot(seed=seed, **kwargs)  # type: ignore[arg-type]
@@ -129,6 +146,8 @@ def play_hand(deal: Sequence[Sequence[int]], bots: Sequence[Bot], x_seats: int) 
         s = m.seat
         bot = bots[s]
         obs = observe(m, s)
+        if isinstance(bot, OracleStrongBot):
+            bot.true_hands = tuple(m.hands)
         if obs.may_call_tichu and bot.call_tichu(obs):
             m.apply(CALL_TICHU)
         if obs.phase in (Phase.PLAY, Phase.BOMB_WINDOW) and len(obs.legal) == 1:

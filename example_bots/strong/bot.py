@@ -31,7 +31,7 @@ import random
 import time
 from collections.abc import Callable
 
-from arena.rules import PASS_K, Observation, Phase, Play
+from arena.rules import PASS_K, Mask, Observation, Phase, Play
 from example_bots.search.bot import Figure, Node, SearchBot, _prior, _representatives, figure
 from example_bots.strong.infer import card_weights
 from example_bots.strong.policy import answer, rollout
@@ -185,7 +185,8 @@ class StrongBot(SearchBot):
         det = Determinizer(obs)
         weights = card_weights(obs) if self.inference else None
         hand = obs.hand
-        template = FastHand.from_observation(obs, det.deal(rng, weights))
+        deal = self.deal
+        template = FastHand.from_observation(obs, deal(det, rng, weights))
         if with_tichu:
             template.stakes[me] = 100
         root = Node()
@@ -209,7 +210,7 @@ class StrongBot(SearchBot):
                         break
             iters += 1
             root.n += 1
-            hands = det.deal(rng, weights)
+            hands = deal(det, rng, weights)
             hands[me] = hand
             h = template.with_hands(hands)
             f, child, fresh = self._select(root, bucket, root_figs, c)
@@ -231,6 +232,12 @@ class StrongBot(SearchBot):
         self.last_seconds = clock() - t0
         best, node = max(bucket.items(), key=lambda kv: (kv[1].n, kv[1].w))
         return reps[best], first[best] / max(1, node.n)
+
+    def deal(
+        self, det: Determinizer, rng: random.Random, weights: list[list[float]] | None
+    ) -> list[Mask]:
+        """The hidden hands of one iteration (a hook for measurements that replace it)."""
+        return det.deal(rng, weights)
 
     def _descend_fast(
         self,
