@@ -3,7 +3,7 @@
 Three things set it apart from ``example_bots.search``, each switchable for measurement:
 
 * **Inference** (``inference``): the hidden cards are dealt weighted by what the seats'
-  bets, passes and exchange suggest (``infer.card_weights`` through
+  bets, exchange and plays suggest (``infer.card_weights`` through
   ``Determinizer.deal``), not uniformly.
 * **Speed**: every deal and playout runs on ``sdk.playout.FastHand`` with the greedy policy
   of ``policy`` that reads most answers straight from the hand's bits, several times more

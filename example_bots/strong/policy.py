@@ -138,7 +138,7 @@ def turn_answer(h: FastHand, rand: Callable[[], float], epsilon: float) -> Play:
     o = h.owner
     if not (o ^ s) & 1 or (epsilon and rand() < epsilon):
         return PASS
-    beat = follow(h, hand, top)
+    beat = follow(hand, top)
     if beat is not None:
         return beat
     if threat(h, o) and may_hold_bomb(hand):
@@ -148,8 +148,9 @@ def turn_answer(h: FastHand, rand: Callable[[], float], epsilon: float) -> Play:
     return PASS
 
 
-def follow(h: FastHand, hand: Mask, top: Play) -> Play | None:
-    """The lowest plain play beating ``top`` (the Phoenix only when nothing else beats)."""
+def follow(hand: Mask, top: Play) -> Play | None:
+    """The lowest plain play of ``hand`` beating ``top`` (the Phoenix only when nothing else
+    beats)."""
     tk = top.kind
     tr = top.rank
     if tk == SINGLE:

@@ -9,6 +9,7 @@ from dataclasses import replace
 import pytest
 
 from arena.rules import (
+    CARD_RANKS,
     PASS,
     RANK_MASKS,
     SINGLE,
@@ -26,7 +27,13 @@ from arena.rules.combos import FOUR_BOMB, PAIR
 from arena.rules.position import position
 from example_bots.heuristic.bot import HeuristicBot
 from example_bots.strong.bot import StrongBot
-from example_bots.strong.infer import GRAND_CONTROL, LOW_PASS, card_weights
+from example_bots.strong.infer import (
+    FOLLOW_MATES,
+    GIVEN_MATES,
+    GRAND_CONTROL,
+    LED_MATES,
+    card_weights,
+)
 from example_bots.strong.policy import follow, lead
 from sdk.playout import FastHand
 from sdk.sim import Determinizer
@@ -160,45 +167,65 @@ def test_policy_reads_plays_from_the_bits() -> None:
     m = position(["9j 9s Qj Qs Ph 4j", "2j", "8j", "2p"], trick=[(2, "7j 7s")], to_act=0)
     h = fast(m)
     assert h.top is not None
-    pair = follow(h, h.hands[0], h.top)
+    pair = follow(h.hands[0], h.top)
     assert pair is not None and (pair.kind, pair.rank, pair.cards) == (PAIR, 9, mask("9j 9s"))
     m = position(["4j Ph", "2j", "8j", "2p"], trick=[(2, "7j 7s")], to_act=0)
     h = fast(m)
-    assert h.top is not None and follow(h, h.hands[0], h.top) is None
+    assert h.top is not None and follow(h.hands[0], h.top) is None
     m = position(["Tj Ph 3s", "2j", "7j", "2p"], trick=[(1, "Aj")], to_act=0)
     h = fast(m)
     assert h.top is not None
-    single = follow(h, h.hands[0], h.top)
+    single = follow(h.hands[0], h.top)
     assert single is not None and single.kind == SINGLE and single.cards == mask("Ph")
     assert single in h.plays()
 
 
-def test_inference_weighs_bets_and_passes_on_low_singles() -> None:
-    m = Match(Options(hands=1), 11)
-    while m.phase is not Phase.PLAY:
-        m.apply(StrongBot(iterations=1).act(observe(m, m.seat)))
-    leader = m.seat
-    low = min(
-        (p for p in m.legal_actions() if isinstance(p, Play) and p.kind == SINGLE and p.rank >= 2),
-        key=lambda p: p.rank,
-    )
-    m.apply(low)
-    while m.seat != (leader + 1) & 3:  # a bomb window, if any, passes
-        m.apply(PASS)
-    passer = m.seat
-    m.apply(PASS)  # an opponent of the leader passes on its low single
-    viewer = (passer + 2) & 3  # the passer's partner looks on
-    w = card_weights(observe(m, viewer))
-    assert low.rank < 11 and (leader ^ passer) & 1
-    just_above = next(iter(_cards(RANK_MASKS[low.rank + 1])))
-    assert w[passer][just_above] == pytest.approx(LOW_PASS)
-    assert w[leader][just_above] == 1.0
-    ace = next(iter(_cards(RANK_MASKS[14])))
-    assert w[passer][ace] == 1.0  # high cards are often saved: no inference
+def test_inference_weighs_bets() -> None:
     # A Grand Tichu caller likely holds the controls.
     g = position(["2j 3j", "Aj Dr", "4j", "5j"], to_act=0, grand=[1])
     wg = card_weights(observe(g, 0))
     assert wg[1][54] == GRAND_CONTROL and wg[3][54] == 1.0
+
+
+def test_inference_weighs_the_rank_mates_of_sets_played() -> None:
+    # Seat 0 led a five, seat 1 played a six on it, seat 2 a nine on that: seat 3 looks on.
+    g = position(
+        ["2s 3s", "9j Tj", "4s 6s", "7s 8s"],
+        to_act=3,
+        trick=[(0, "5j"), (1, "6j"), (2, "9p")],
+    )
+    w = card_weights(observe(g, 3))
+    five, six, nine = (
+        _cards(RANK_MASKS[r] & ~mask(p)) for r, p in ((5, "5j"), (6, "6j"), (9, "9p"))
+    )
+    assert [w[0][c] for c in five] == [LED_MATES] * 3  # led
+    assert [w[1][c] for c in six] == [FOLLOW_MATES] * 3  # played on an opponent's play
+    assert [w[2][c] for c in nine] == [FOLLOW_MATES] * 3
+    assert w[0][six[0]] == w[2][five[0]] == 1.0  # nothing about the other ranks
+    # A pair led: its rank's two other cards.
+    p = position(["2s 3s", "9j Tj", "4s 6s", "7s 8s"], to_act=0, trick=[(1, "5j 5s")])
+    wp = card_weights(observe(p, 0))
+    assert [wp[1][c] for c in _cards(RANK_MASKS[5] & ~mask("5j 5s"))] == [LED_MATES] * 2
+    # A single played on the partner's play says nothing.
+    q = position(["2s 3s", "9j Tj", "4s 6s", "7s 8s"], to_act=0, trick=[(1, "5j"), (3, "6t")])
+    assert all(card_weights(observe(q, 0))[3][c] == 1.0 for c in _cards(RANK_MASKS[6]))
+
+
+def test_inference_weighs_the_rank_mates_of_cards_passed_by_opponents() -> None:
+    m = Match(Options(hands=1), 4)
+    while m.phase is not Phase.PLAY:
+        m.apply(StrongBot(iterations=1).act(observe(m, m.seat)))
+    obs = observe(m, 0)  # nobody has played yet
+    assert obs.received is not None
+    w = card_weights(obs)
+    weighed = 0
+    for k, c in enumerate(obs.received, 1):
+        giver = (0 - k) & 3
+        mates = _cards(RANK_MASKS[CARD_RANKS[c]] & ~(1 << c)) if 2 <= c <= 53 else []
+        expected = 1.0 if giver == 2 else GIVEN_MATES  # the partner's gift says nothing here
+        assert [w[giver][d] for d in mates] == [expected] * len(mates)
+        weighed += giver != 2 and bool(mates)
+    assert weighed  # this deal's opponents pass natural cards
 
 
 def _cards(m: int) -> list[int]:
