@@ -50,7 +50,7 @@ bench: $(STAMP)
 	$(BIN)/arena bench playouts
 
 # The reference ladder: each rung's fixed-partnership event played afresh (old results removed;
-# the three search rungs take about 25 minutes each on two cores, the quick rung about five), then
+# the three search rungs take 25 to 35 minutes each on two cores, the quick rung about five), then
 # leaderboards/reference.{md,json} from the rung leaderboards. Not part of `make test`. After an
 # interruption, `arena event run` with the same --db continues a rung instead.
 LADDER := ladder-greedy-random ladder-heuristic-greedy ladder-quick-heuristic \

@@ -82,7 +82,7 @@ COMMANDS: dict[str, Run | Skip] = {
     "arena event run example_bots/events/ladder-quick-heuristic.toml"
     " --db runs/ladder-quick-heuristic.sqlite": Skip("a ladder rung: minutes (make ladder)"),
     "arena event run example_bots/events/ladder-strong-heuristic.toml"
-    " --db runs/ladder-strong-heuristic.sqlite": Skip("a ladder rung: about 25 minutes"),
+    " --db runs/ladder-strong-heuristic.sqlite": Skip("a ladder rung: about half an hour"),
     "arena event run example_bots/events/ladder-strong-search.toml"
     " --db runs/ladder-strong-search.sqlite": Skip("a ladder rung: about half an hour"),
     "arena ladder leaderboards/ladder-greedy-random.json leaderboards/ladder-heuristic-greedy.json"
