@@ -19,9 +19,9 @@ already enforced by the determinizer; this adds what is likely:
 The factors are the heuristic's choices in self-play against what a random hand holds
 (``scripts/inference_quality.py --fit`` prints both). Of the cards the heuristic passes to
 an opponent, 76 % are the only card of their rank in its hand (44 % of a random hand's
-cards are); of the singles and pairs it leads, 99 %; of those it plays on an opponent's
-single, pair or triple, 77 to 87 %. ``scripts/inference_quality.py`` scores the weights by
-how likely the deals they draw make the true deal.
+cards are); of the singles, pairs and triples it leads, 99 %; of those it plays on an
+opponent's play, 79 %. ``scripts/inference_quality.py`` scores the weights by how likely
+the deals they draw make the true deal.
 """
 
 from __future__ import annotations
