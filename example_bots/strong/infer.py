@@ -85,13 +85,14 @@ def card_weights(obs: Observation) -> list[list[float]]:
         if k == EventKind.PLAY:
             p = e.play
             s = e.seat
-            if p is not None and s != me and p.kind in _SETS and not p.cards & PHOENIX_BIT:
-                if top is None:
-                    f = LED_MATES
-                elif (owner ^ s) & 1:
-                    f = FOLLOW_MATES
-                else:
-                    f = 1.0
+            if (
+                p is not None
+                and s != me
+                and p.kind in _SETS
+                and not p.cards & PHOENIX_BIT
+                and (top is None or (owner ^ s) & 1)  # led, or on an opponent's play
+            ):
+                f = LED_MATES if top is None else FOLLOW_MATES
                 for d in cards_of(RANK_MASKS[p.rank] & ~p.cards):
                     w[s][d] *= f
             top = p
