@@ -3,7 +3,8 @@
 A board is one seeded deal played twice with ``Options(hands=1)``: team X in seats 0 and 2,
 then in seats 1 and 3, against team Y. The board's result is X's mean hand-score margin over
 the two plays, ``d = (margin_1 + margin_2) / 2`` (card luck cancels), reported with a 95%
-interval over boards. Run, e.g.::
+interval over boards and split into its parts (card points, double victories, bets): where a
+bot's edge comes from. Run, e.g.::
 
     python -m example_bots.search.strength --x search:iterations=200 --y greedy --boards 100
 
@@ -127,6 +128,10 @@ class PlayStats:
     """What one play of a board produced."""
 
     margin: int  # team X's score minus team Y's
+    cards: int = 0  # of the margin: card points outside a double victory
+    double: int = 0  # of the margin: +200 or -200 for a double victory, else 0
+    bets: int = 0  # of the margin: Tichu and Grand Tichu bets won and lost
+    first: bool = False  # a seat of team X went out first
     searches: int = 0
     search_seconds: float = 0.0
     search_iterations: int = 0
@@ -165,6 +170,10 @@ def play_hand(deal: Sequence[Sequence[int]], bots: Sequence[Bot], x_seats: int) 
     res = m.hand_results[0]
     x = x_seats
     st.margin = res.score[x] - res.score[1 - x]
+    st.double = 0 if res.double_victory < 0 else 200 if res.double_victory == x else -200
+    st.cards = res.card_points[x] - res.card_points[1 - x] - st.double
+    st.bets = res.bets[x] - res.bets[1 - x]
+    st.first = res.out[0] & 1 == x
     for t in range(4):
         if res.tichu[t] or res.grand[t]:
             st.calls.append((t & 1 ^ x, res.out[0] == t))  # team 0 = X
@@ -183,6 +192,12 @@ def play_board(args: tuple[int, str, str]) -> tuple[PlayStats, PlayStats]:
         ]
         out.append(play_hand(deal, bots, x_seats))
     return out[0], out[1]
+
+
+def _mean_interval(values: Sequence[float]) -> str:
+    """``mean ± half-width`` of a 95% interval over boards."""
+    sd = statistics.stdev(values) if len(values) > 1 else 0.0
+    return f"{statistics.fmean(values):+.1f} ± {1.96 * sd / math.sqrt(len(values)):.1f}"
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -205,16 +220,23 @@ def main(argv: Sequence[str] | None = None) -> None:
             print(f"board {len(d)}: {d[-1]:+.1f}, mean {mean:+.1f}", file=sys.stderr, flush=True)
     wall = time.perf_counter() - t0
     d = [(p.margin + q.margin) / 2 for p, q in results]
-    mean = statistics.fmean(d)
     sd = statistics.stdev(d) if len(d) > 1 else 0.0
-    half = 1.96 * sd / math.sqrt(len(d))
     plays = [p for pq in results for p in pq]
     searches = sum(p.searches for p in plays)
     secs = sum(p.search_seconds for p in plays)
     iters = sum(p.search_iterations for p in plays)
     worst = max((p.max_seconds for p in plays), default=0.0)
     print(f"X = {a.x}  vs  Y = {a.y}  boards {len(d)} (seeds {a.first}..{a.first + a.boards - 1})")
-    print(f"points per board (X margin, mean of 2 plays): {mean:+.1f} ± {half:.1f} (sd {sd:.0f})")
+    print(f"points per board (X margin, mean of 2 plays): {_mean_interval(d)} (sd {sd:.0f})")
+    for label, part in (("card points", "cards"), ("double victories", "double"), ("bets", "bets")):
+        per_board = [(getattr(p, part) + getattr(q, part)) / 2 for p, q in results]
+        print(f"  of which {label}: {_mean_interval(per_board)}")
+    doubles = [sum(p.double == v for p in plays) for v in (200, -200)]
+    firsts = sum(p.first for p in plays)
+    print(
+        f"X out first in {firsts} of {len(plays)} hands; double victories X {doubles[0]},"
+        f" Y {doubles[1]}"
+    )
     wins = sum(1 for v in d if v > 0)
     ties = sum(1 for v in d if v == 0)
     print(f"boards won/tied/lost: {wins}/{ties}/{len(d) - wins - ties}")
