@@ -16,10 +16,12 @@ Three things set it apart from ``example_bots.search``, each switchable for meas
 
 The tree (``tree``) is ``SearchBot``'s information-set tree shared by all deals (figures as
 moves, progressive widening, UCB); with ``tree=False`` only the root's answers keep
-statistics (flat determinized Monte Carlo). Bets, the exchange, the wish and the gift follow
-``SearchBot``; with ``tichu_bar`` the search alone decides the Tichu call. At the end of each
-match the bot logs how many searches it ran, how long they thought and how many iterations
-they reached (the seat's log of an event).
+statistics (flat determinized Monte Carlo). The search alone decides the Tichu call
+(``tichu_bar``): each decision before the seat's first card is searched with the bet in
+place and answered from that search whether the call is made or not (searching the answer
+again without the bet played worse); Grand Tichu, the exchange, the wish and the gift follow
+``SearchBot``. At the end of each match the bot logs how many searches it ran, how long
+they thought and how many iterations they reached (the seat's log of an event).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ DEADLINE_SHARE = 0.8  # of the decision's own time: the rest absorbs a loaded ma
 DEADLINE_MARGIN = 0.03  # seconds kept back besides
 NO_CLOCK = 0.8  # seconds per decision when no clock is known (in-process play)
 BANK_SPREAD = 2  # the bank is spread over at least this many decisions
+TICHU_BAR = 0.7  # share of playouts going out first that makes the search call Tichu
 
 
 class StrongBot(SearchBot):
@@ -79,7 +82,7 @@ class StrongBot(SearchBot):
         tree: int = 1,
         early_stop: bool = True,
         random_playouts: bool = False,
-        tichu_bar: float | None = None,
+        tichu_bar: float | None = TICHU_BAR,
     ) -> None:
         super().__init__(
             iterations=iterations,

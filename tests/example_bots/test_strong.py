@@ -129,6 +129,16 @@ def test_tichu_bar_calls_by_the_search_and_never_beside_a_partners_bet() -> None
     assert not StrongBot(iterations=40, tichu_bar=0.0).call_tichu(partner_bet)
 
 
+def test_the_first_decision_is_answered_from_the_search_with_the_bet_either_way() -> None:
+    obs = opening_view(9)
+    for bar, calls in ((0.0, True), (1.01, False)):
+        bot = StrongBot(iterations=40, tichu_bar=bar)
+        assert bot.call_tichu(obs) is calls
+        bot.act(obs)
+        assert len(bot._searches) == 1  # one search, with the bet in place, answers both
+    assert StrongBot().tichu_bar is not None  # by default the search decides the call
+
+
 def test_logs_its_searches_at_the_end_of_a_match(caplog: pytest.LogCaptureFixture) -> None:
     bot = StrongBot(iterations=30)
     bot.on_match_start(0)
