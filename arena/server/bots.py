@@ -109,11 +109,14 @@ class BotProcess:
                 stdout=out,
                 stderr=asyncio.subprocess.STDOUT,
                 start_new_session=True,
+                pass_fds=launch.fds,
             )
         except OSError as e:
             raise BotStartError(
                 f"{where}: cannot start {m.argv()!r} in {m.cwd}: {e.strerror or e}"
             ) from e
+        finally:
+            launch.close()
         if self.log is not None and self.proc.stdout is not None:
             self._pump = asyncio.ensure_future(self._copy(self.proc.stdout, self.log))
 

@@ -20,15 +20,14 @@ keeps, for each level that failed, why.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.util
 import os
 import secrets
 import shutil
-import site
 import subprocess
 import sys
-import sysconfig
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -37,7 +36,10 @@ from pathlib import Path
 from typing import Any
 
 from arena.rules.errors import ArenaError
+from arena.server import image
+from arena.server.image import folder_image, runtime_images
 from arena.server.manifest import Limits
+from arena.server.seccomp import filter_program, program_fd
 
 SOCKET_NAME = "referee.sock"
 """The referee's Unix socket in its private folder (``ArenaServer.socket``)."""
@@ -48,10 +50,6 @@ SANDBOX_SOCKET = Path("/run/tichu-arena") / SOCKET_NAME
 UID_RANGE = (1_000_000, 1_000_000_000)
 """Uids a bot process gets as root: one drawn at random per process, owned by nobody."""
 
-PACKAGES = ("arena", "sdk", "example_bots")
-"""The project's installed packages, part of the runtime a bot sees."""
-
-_ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "alternatives")
 _ROOT_LINKS = ("bin", "lib", "lib32", "lib64", "libx32", "sbin")
 _PROBE_TIMEOUT_S = 20.0
 
@@ -70,13 +68,24 @@ class SandboxError(ArenaError):
 
 @dataclass(frozen=True)
 class Launch:
-    """How to start one sandboxed bot process: argv, environment, working directory."""
+    """How to start one sandboxed bot process: argv, environment, working directory.
+
+    ``fds`` are descriptors the process inherits (bwrap reads its options and the
+    system-call filter from them); ``close()`` them once the process has started.
+    """
 
     argv: list[str]
     env: dict[str, str]
     cwd: Path
     address: str
     scratch: Path | None = None  # a private folder to remove after the process (no bwrap)
+    fds: tuple[int, ...] = ()
+
+    def close(self) -> None:
+        """Closes the runner's copies of ``fds`` (the started process keeps its own)."""
+        for fd in self.fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
 
 @dataclass(frozen=True)
@@ -149,10 +158,14 @@ class Sandbox:
         outer_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
         if self.level is SandboxLevel.FULL:
             assert self.bwrap is not None
-            view = _bwrap_view(argv, cwd, folder, socket, limits, writable)
+            view = _bwrap_view(cwd, folder, socket, limits, writable)
             caps = ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"] if uid else []
-            full = [self.bwrap, *self.flags, *view, *caps, "--", *command]
-            return Launch(full, outer_env, cwd, address)
+            # The options go through a descriptor, not the command line: the sandbox's first
+            # process is bwrap, and its /proc/1/cmdline would show every host path bound.
+            options = program_fd(b"".join(f"{a}\0".encode() for a in [*self.flags, *view, *caps]))
+            filt = program_fd(filter_program())
+            full = [self.bwrap, "--args", str(options), "--seccomp", str(filt), "--", *command]
+            return Launch(full, outer_env, cwd, address, fds=(options, filt))
         if self.level is SandboxLevel.PARTIAL:
             return Launch([*self.flags, "--", *command], outer_env, cwd, address, scratch)
         return Launch(command, outer_env, cwd, address, scratch)
@@ -217,87 +230,57 @@ def _env_cmd(env: Mapping[str, str]) -> list[str]:
 
 
 def runtime_paths() -> list[Path]:
-    """The folders a bot needs to run Python and the project's packages (read-only)."""
-    paths = {Path(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
-    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
-        value = sysconfig.get_paths().get(key)
-        if value:
-            paths.add(Path(value))
-    paths.update(Path(p) for p in site.getsitepackages())
-    for name in PACKAGES:
-        spec = importlib.util.find_spec(name)
-        if spec is not None and spec.submodule_search_locations:
-            paths.update(Path(p) for p in spec.submodule_search_locations)
-    paths.add(Path(os.path.realpath(sys.executable)).parent)
-    return sorted(p.resolve() for p in paths if p.is_dir() and p != Path("/"))
+    """The folders a ``full`` sandbox shows of the runtime besides ``/usr`` and ``/etc``: the
+    interpreter's, the installed packages' and the project's (copies: ``arena.server.image``)."""
+    roots = {r for im in runtime_images() for r in im.roots}
+    return sorted(r for r in roots if r.parts[1:2] and r.parts[1] not in image.SYSTEM_TOPS)
 
 
 def _inside(path: Path, roots: Sequence[Path]) -> bool:
     return any(path == r or r in path.parents for r in roots)
 
 
-def _system_program(program: str) -> Path | None:
-    """The real path of ``program`` when it is one of the sandbox ``PATH``'s programs.
-
-    Only such a program's folder may join the view (an interpreter installed outside
-    ``/usr``); a program anywhere else is seen, if at all, through the bot's own folder.
-    """
-    found = shutil.which(program, path=bot_path())
-    if found is None:
-        return None
-    real = Path(os.path.realpath(found))
-    dirs = {Path(os.path.realpath(d)) for d in bot_path().split(":")}
-    return real if real.parent in dirs or Path(found).parent in dirs else None
-
-
 def _bwrap_view(
-    argv: Sequence[str],
-    cwd: Path,
-    folder: Path,
-    socket: Path,
-    limits: Limits,
-    writable: Sequence[Path],
+    cwd: Path, folder: Path, socket: Path, limits: Limits, writable: Sequence[Path]
 ) -> list[str]:
-    """bwrap's mounts: the system, the runtime, the bot's folder, /tmp, the socket."""
+    """bwrap's mounts: the runtime's images, the bot's folder's image, /tmp, the socket.
+
+    Nothing of the host is bound: every file shown is a copy in memory (``arena.server.image``),
+    so no page the bot reads is shared with a host file another bot could read.
+    """
     args: list[str] = []
     root = Path("/")
     for name in _ROOT_LINKS:
         p = root / name
         if p.is_symlink():
             args += ["--symlink", os.readlink(p), str(p)]
-        elif p.is_dir():
-            args += ["--ro-bind", str(p), str(p)]
-    args += ["--ro-bind", "/usr", "/usr", "--perms", "0755", "--dir", "/etc"]
-    for name in _ETC:
-        args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
-    binds: list[Path] = []
-    extra = [folder.resolve()]
-    program = _system_program(argv[0]) if argv else None
-    if program is not None:
-        extra.append(program.parent)
-    for p in [*runtime_paths(), *extra]:
-        if not _inside(p, [Path("/usr"), *binds]):
-            binds.append(p)
+    binds = [b for im in runtime_images() for b in im.binds()]
+    folder = folder.resolve()
+    if not image.covers(folder):
+        binds += folder_image(folder).binds()
     made: set[Path] = set()
+    shown = [target for _, target in binds]
 
     def parents(p: Path) -> None:
         for d in reversed(p.parents):
-            if d != root and d not in made and not _inside(d, [Path("/usr")]):
+            if d != root and d not in made and not _inside(d, shown):
                 made.add(d)
                 args.extend(["--perms", "0755", "--dir", str(d)])
 
-    # Writable by the bot's own uid (sticky, like any /tmp), capped at ``tmp_mb``.
+    # Writable by the bot's own uid (sticky, like any /tmp), capped at ``tmp_mb``; /dev/shm
+    # is not writable (bwrap's /dev is an unsized tmpfs).
     args += ["--perms", "1777", "--size", str(limits.tmp_mb << 20), "--tmpfs", "/tmp"]
-    for p in sorted(binds, key=lambda p: len(p.parts)):
-        parents(p)
-        args += ["--ro-bind", str(p), str(p)]
+    args += ["--remount-ro", "/dev"]
+    for source, target in sorted(binds, key=lambda b: len(b[1].parts)):
+        parents(target)
+        args += ["--ro-bind", str(source), str(target)]
     for p in writable:
         parents(p.resolve())
         args += ["--bind", str(p.resolve()), str(p.resolve())]
     parents(SANDBOX_SOCKET)
     args += ["--bind", str(socket), str(SANDBOX_SOCKET)]
     cwd = cwd.resolve()
-    if cwd not in made and not _inside(cwd, [Path("/usr"), *binds]):
+    if cwd not in made and not _inside(cwd, shown):
         parents(cwd)
         args += ["--perms", "0755", "--dir", str(cwd)]
     args += ["--chdir", str(cwd)]
@@ -372,17 +355,19 @@ def _try(sb: Sandbox) -> str | None:
         # The runtime must be readable in there (a uid of its own may not read a private
         # checkout) and the process alone in its pid namespace.
         code = "import os, sys, arena.wire, sdk; sys.exit(0 if os.getpid() <= 2 else 5)"
+        sdk = importlib.util.find_spec("sdk")
+        folder = Path(sdk.origin).parent if sdk is not None and sdk.origin else Path(tmp)
         try:
             launch = sb.launch(
                 [sys.executable, "-c", code],
                 cwd=Path(tmp),
-                folder=Path(tmp),
+                folder=folder,
                 env={},
                 socket=socket,
                 limits=Limits(),
             )
-        except OSError as e:
-            return f"cannot prepare it: {e.strerror or e}"
+        except (OSError, ArenaError) as e:
+            return f"cannot prepare it: {getattr(e, 'strerror', None) or e}"
         try:
             done = subprocess.run(
                 launch.argv,
@@ -393,10 +378,12 @@ def _try(sb: Sandbox) -> str | None:
                 text=True,
                 timeout=_PROBE_TIMEOUT_S,
                 check=False,
+                pass_fds=launch.fds,
             )
         except (OSError, subprocess.TimeoutExpired) as e:
             return f"cannot run it: {e}"
         finally:
+            launch.close()
             if launch.scratch is not None:
                 shutil.rmtree(launch.scratch, ignore_errors=True)
     if done.returncode == 5:
