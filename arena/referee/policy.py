@@ -168,6 +168,7 @@ class Failure:
             "request_id": self.request_id,
             "strikes": self.strikes,
             "detail": self.detail,
+            "private": self.private,
         }
 
 

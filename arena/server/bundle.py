@@ -2,12 +2,17 @@
 
 A league or a cluster worker must play the bot that was submitted, not whatever lies at a
 path on some machine. ``bundle_of(manifest)`` packs the manifest's folder into a gzipped tar;
-its ``files_hash`` is the SHA-256 of its files (paths and bytes, in sorted order) and its
-``hash`` covers that, the manifest's path and the command and environment the bot is started
-with. ``unpack`` writes a bundle into a cache folder, checks both hashes against what it
-wrote and what it was sent, checks the command and environment by the manifest's own rules,
-and returns the manifest there. A worker therefore refuses a bot whose files, command or
-environment do not match the hash it was sent.
+its ``files_hash`` is the folder's content hash (``arena.server.folder``: folder names, file
+names, exec bits, sizes and bytes, in path order) and its ``hash`` covers that, the
+manifest's path and the command and environment the bot is started with. The folder is
+listed, hashed and packed by the bot-folder rules (no links, devices or FIFOs, capped in
+files, bytes, folders and depth), reading each file once by streaming. ``unpack`` writes a
+bundle into a cache folder member by member, refusing links, devices, absolute or ``..``
+names and anything past the caps of what it unpacks to (from the members' headers, before
+their data), checks both hashes against what it wrote and what it was sent, checks the
+command and environment by the manifest's own rules, and returns the manifest there. A
+worker therefore refuses a bot whose files, command or environment do not match the hash it
+was sent, and a bundle that would unpack to more than a bot folder may hold.
 
 Built-in bots (``example_bots``) are installed with the arena on every machine: their bundle
 carries no files, only the hash of the installed package, and ``unpack`` resolves the worker's
@@ -18,15 +23,25 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import io
 import json
 import os
-import tarfile
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from arena.rules.errors import ArenaError
-from arena.server.manifest import BUILTIN_DIR, Manifest, check_env, load_manifest
+from arena.server.folder import (
+    DEFAULT_CAPS,
+    MACHINE_MADE,
+    SKIPPED,
+    FolderError,
+    folder_hash,
+    list_folder,
+    pack_folder,
+    remove_tree,
+    unpack_archive,
+)
+from arena.server.manifest import BUILTIN_DIR, Manifest, ManifestError, check_env, load_manifest
 
 __all__ = [
     "MAX_BUNDLE_BYTES",
@@ -38,13 +53,8 @@ __all__ = [
     "unpack",
 ]
 
-MAX_BUNDLE_BYTES = 64 * 1024 * 1024
-"""The largest bot folder a bundle carries (packed)."""
-
-_SKIPPED = frozenset({"__pycache__", ".git", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
-_MACHINE_MADE = _SKIPPED | {"node_modules", "generated"}
-"""Left out of the built-in bots' hash: what each machine makes itself (``npm ci`` in the
-Node bot's folder installs ``node_modules/`` and writes ``generated/``), at any time."""
+MAX_BUNDLE_BYTES = DEFAULT_CAPS.bytes + 16 * 1024 * 1024
+"""The most packed bytes a worker takes (what they unpack to is capped by the folder caps)."""
 
 
 class BundleError(ArenaError):
@@ -80,34 +90,10 @@ def bundle_hash(
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _walk(folder: Path, skipped: frozenset[str] = _SKIPPED) -> list[Path]:
-    out: list[Path] = []
-    for root, dirs, names in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if d not in skipped)
-        for name in sorted(names):
-            if name.endswith((".pyc", ".pyo")):
-                continue
-            path = Path(root) / name
-            if path.is_file() and not path.is_symlink():
-                out.append(path)
-    return sorted(out, key=lambda p: p.relative_to(folder).as_posix())
-
-
-def folder_hash(folder: Path, skipped: frozenset[str] = _SKIPPED) -> str:
-    """SHA-256 over every file's relative path and bytes (caches and symlinks left out)."""
-    digest = hashlib.sha256()
-    for path in _walk(folder, skipped):
-        rel = path.relative_to(folder).as_posix().encode()
-        data = path.read_bytes()
-        digest.update(len(rel).to_bytes(4, "big") + rel + len(data).to_bytes(8, "big"))
-        digest.update(data)
-    return digest.hexdigest()
-
-
 @functools.cache
 def _builtin_hash() -> str:
-    """The installed built-in bots' hash, over their sources alone (see ``_MACHINE_MADE``)."""
-    return folder_hash(BUILTIN_DIR, _MACHINE_MADE)
+    """The installed built-in bots' hash, over their sources alone (see ``MACHINE_MADE``)."""
+    return folder_hash(BUILTIN_DIR, MACHINE_MADE, caps=None)
 
 
 def _is_builtin(manifest: Manifest) -> bool:
@@ -125,16 +111,20 @@ def bundle_of(manifest: Manifest) -> BotBundle:
 
     Raises:
         BundleError: A manifest without a file, a bot whose working directory lies outside
-            its folder (its code could not travel with it), or a folder over the size limit.
+            its folder (its code could not travel with it), or a folder that breaks the
+            bot-folder rules (an entry that is not a file or folder, past the caps).
     """
     if manifest.path is None:
         raise BundleError(f"bot {manifest.name!r} has no manifest file to bundle")
     command, env = tuple(manifest.command), tuple(sorted(manifest.env.items()))
     builtin = _is_builtin(manifest)
     folder = BUILTIN_DIR if builtin else manifest.folder.resolve()
-    packed = None if builtin else _pack(manifest, folder)
     rel = manifest.path.resolve().relative_to(folder).as_posix()
-    files_hash = _builtin_hash() if builtin else folder_hash(folder)
+    packed: bytes | None = None
+    if builtin:
+        files_hash = _builtin_hash()
+    else:
+        packed, files_hash = _pack(manifest, folder)
     return BotBundle(
         manifest.name,
         bundle_hash(files_hash, rel, command, env),
@@ -147,8 +137,9 @@ def bundle_of(manifest: Manifest) -> BotBundle:
     )
 
 
-def _pack(manifest: Manifest, folder: Path) -> bytes:
-    """The bot's folder as a gzipped tar, refused when its code lies outside or it is too big."""
+def _pack(manifest: Manifest, folder: Path) -> tuple[bytes, str]:
+    """The bot's folder as a gzipped tar and its hash, refused when its code lies outside or
+    the folder breaks the bot-folder rules."""
     try:
         manifest.cwd.resolve().relative_to(folder)
     except ValueError:
@@ -156,21 +147,10 @@ def _pack(manifest: Manifest, folder: Path) -> bytes:
             f"{manifest.path}: the working directory {manifest.cwd} lies outside the bot's"
             " folder, so the bot's code cannot travel with it; keep the bot's files in its folder"
         ) from None
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=6) as tar:
-        for path in _walk(folder):
-            info = tarfile.TarInfo(path.relative_to(folder).as_posix())
-            data = path.read_bytes()
-            info.size = len(data)
-            info.mode = 0o755 if os.access(path, os.X_OK) else 0o644
-            tar.addfile(info, io.BytesIO(data))
-    packed = buffer.getvalue()
-    if len(packed) > MAX_BUNDLE_BYTES:
-        raise BundleError(
-            f"{folder}: the bot's folder packs to {len(packed) // 2**20} MiB, over the"
-            f" {MAX_BUNDLE_BYTES // 2**20} MiB a bundle may carry"
-        )
-    return packed
+    try:
+        return pack_folder(list_folder(folder))
+    except FolderError as e:
+        raise BundleError(str(e)) from None
 
 
 def unpack(bundle: BotBundle, cache: Path) -> Manifest:
@@ -178,8 +158,8 @@ def unpack(bundle: BotBundle, cache: Path) -> Manifest:
 
     Raises:
         BundleError: The files (or this machine's built-in bots) do not match the hash, the
-            hash does not cover the manifest, command and environment sent, or those break
-            the manifest's rules.
+            hash does not cover the manifest, command and environment sent, those break
+            the manifest's rules, or the files break the bot-folder rules.
     """
     if bundle_hash(bundle.files_hash, bundle.manifest, bundle.command, bundle.env) != bundle.hash:
         raise BundleError(
@@ -193,26 +173,65 @@ def unpack(bundle: BotBundle, cache: Path) -> Manifest:
                 f"built-in bot {bundle.name!r}: this machine's example_bots hash {actual[:12]}"
                 f" differs from the driver's {bundle.files_hash[:12]} (another arena version)"
             )
-        return _as_sent(load_manifest(BUILTIN_DIR / bundle.manifest), bundle)
+        return _as_sent(_load(BUILTIN_DIR, bundle, MACHINE_MADE), bundle)
     if bundle.files is None:
         raise BundleError(f"bot {bundle.name!r}: the bundle carries no files")
+    if len(bundle.files) > MAX_BUNDLE_BYTES:
+        raise BundleError(
+            f"bot {bundle.name!r}: the bundle packs {len(bundle.files) >> 20} MiB, over the"
+            f" {MAX_BUNDLE_BYTES >> 20} MiB a worker takes; refused"
+        )
+    if not _HEX64.fullmatch(bundle.files_hash):
+        raise BundleError(f"bot {bundle.name!r}: {bundle.files_hash!r} is not a content hash")
     folder = cache / bundle.files_hash
-    if not folder.is_dir() or folder_hash(folder) != bundle.files_hash:
+    if not _cached(folder, bundle.files_hash):
+        cache.mkdir(parents=True, exist_ok=True)
         staging = cache / f".{bundle.files_hash}.{os.getpid()}"
-        staging.mkdir(parents=True, exist_ok=True)
-        with tarfile.open(fileobj=io.BytesIO(bundle.files), mode="r:gz") as tar:
-            tar.extractall(staging, filter="data")
-        actual = folder_hash(staging)
+        remove_tree(staging)
+        try:
+            unpack_archive(bundle.files, staging)
+            actual = folder_hash(staging)
+        except FolderError as e:
+            remove_tree(staging)
+            raise BundleError(f"bot {bundle.name!r}: {e}; refused") from None
         if actual != bundle.files_hash:
-            _remove(staging)
+            remove_tree(staging)
             raise BundleError(
                 f"bot {bundle.name!r}: its files hash to {actual[:12]}, not"
                 f" {bundle.files_hash[:12]}; refused"
             )
         if folder.exists():
-            _remove(folder)
+            remove_tree(folder)
         staging.rename(folder)
-    return _as_sent(load_manifest(folder / bundle.manifest), bundle)
+    return _as_sent(_load(folder, bundle), bundle)
+
+
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+def _cached(folder: Path, files_hash: str) -> bool:
+    """Whether ``folder`` holds exactly the files of ``files_hash`` (a worker's cache)."""
+    try:
+        return folder.is_dir() and folder_hash(folder) == files_hash
+    except FolderError:
+        return False
+
+
+def _load(folder: Path, bundle: BotBundle, skipped: frozenset[str] = SKIPPED) -> Manifest:
+    """The bundle's manifest: a regular file the folder's listing holds, loaded there."""
+    try:
+        holds = list_folder(folder, skipped=skipped, caps=None).holds_file(bundle.manifest)
+    except FolderError as e:
+        raise BundleError(f"bot {bundle.name!r}: {e}") from None
+    if not holds:
+        raise BundleError(
+            f"bot {bundle.name!r}: its manifest {bundle.manifest!r} is not a file of the bundle;"
+            " refused"
+        )
+    try:
+        return load_manifest(folder / bundle.manifest)
+    except ManifestError as e:
+        raise BundleError(f"bot {bundle.name!r}: {e}") from None
 
 
 def _as_sent(manifest: Manifest, bundle: BotBundle) -> Manifest:
@@ -229,12 +248,3 @@ def _as_sent(manifest: Manifest, bundle: BotBundle) -> Manifest:
     except ValueError as e:
         raise BundleError(f"bot {bundle.name!r}: {e}; refused") from None
     return sent
-
-
-def _remove(folder: Path) -> None:
-    for root, dirs, names in os.walk(folder, topdown=False):
-        for name in names:
-            (Path(root) / name).unlink()
-        for name in dirs:
-            (Path(root) / name).rmdir()
-    folder.rmdir()

@@ -45,6 +45,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from arena.rules.errors import ArenaError
+from arena.server.folder import FolderError, read_manifest_text
 
 
 def _builtin_dir() -> Path:
@@ -235,17 +236,21 @@ class Manifest(BaseModel):
 
 
 def load_manifest(path: Path) -> Manifest:
-    """Reads and validates a manifest file; raises ``ManifestError``."""
+    """Reads and validates a manifest file; raises ``ManifestError``.
+
+    The file is read only if it is a regular file (not a link, FIFO or device) of at most
+    ``MAX_MANIFEST_BYTES`` (``read_manifest_text``); its folder is the bot's.
+    """
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise ManifestError(f"{path}: cannot read manifest: {e.strerror or e}") from e
+        data = tomllib.loads(read_manifest_text(path))
+    except FolderError as e:
+        raise ManifestError(str(e)) from None
     except tomllib.TOMLDecodeError as e:
         raise ManifestError(f"{path}: not valid TOML: {e}") from e
     if "path" in data:
         raise ManifestError(f"{path}: field 'path': unknown field")
     try:
-        manifest = Manifest.model_validate({**data, "path": path.resolve()})
+        manifest = Manifest.model_validate({**data, "path": path.parent.resolve() / path.name})
     except ValidationError as e:
         problems = []
         for err in e.errors():
@@ -265,7 +270,7 @@ def resolve_bot(spec: str) -> Manifest:
     path = Path(spec)
     if path.is_dir():
         path = path / "bot.toml"
-    if path.is_file():
+    if os.path.lexists(path):  # whatever it is: load_manifest says why it is refused
         return load_manifest(path)
     if spec in BUILTINS or (BUILTIN_DIR / spec / "bot.toml").is_file():
         builtin = BUILTIN_DIR / spec / "bot.toml"

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import tomllib
 from collections.abc import Mapping, Sequence
@@ -52,6 +53,7 @@ from pydantic_core import ErrorDetails
 
 from arena.rules import ArenaError, Options, card_name, parse_card
 from arena.rules.state import Deal, check_deal, deal_from_seed
+from arena.server.folder import FolderError, read_manifest_text
 from arena.server.manifest import BUILTIN_DIR, Limits, check_env
 from arena.tournament.boards import (
     board_seed,
@@ -188,12 +190,16 @@ class BotEntry(BaseModel):
         path = Path(value).expanduser()
         if not path.is_absolute():
             path = base / path
-        if not path.is_file():
+        if not os.path.lexists(path):
             raise ValueError(
                 f"{value!r} is neither a built-in bot ({BUILTINS_TEXT}) "
                 f"nor a manifest file (looked for {path})"
             )
-        return str(path.resolve())
+        try:  # a regular file, never a link to another bot's manifest, a FIFO or a device
+            read_manifest_text(path)
+        except FolderError as e:
+            raise ValueError(str(e)) from None
+        return str(path.parent.resolve() / path.name)
 
     @field_validator("name")
     @classmethod
@@ -214,8 +220,8 @@ class BotEntry(BaseModel):
             return self
         path = Path(self.bot)
         try:
-            declared = tomllib.loads(path.read_text(encoding="utf-8")).get("name")
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+            declared = tomllib.loads(read_manifest_text(path)).get("name")
+        except (FolderError, tomllib.TOMLDecodeError) as e:
             raise ValueError(f"cannot read the manifest {path}: {e}") from None
         if isinstance(declared, str):
             name = declared

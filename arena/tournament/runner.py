@@ -118,7 +118,13 @@ def hand_rows(record: MatchRecord, logs: Sequence[str] = ("", "", "", "")) -> li
     for f in record.failures:
         hand = min(max(f.hand - 1, 0), max(len(results) - 1, 0))
         by_hand.setdefault(hand, []).append(
-            FailureRow(seat=f.seat, kind=f.kind.name.lower(), detail=f.detail, log=logs[f.seat])
+            FailureRow(
+                seat=f.seat,
+                kind=f.kind.name.lower(),
+                detail=f.detail,
+                log=logs[f.seat],
+                private=f.private,
+            )
         )
     return [HandRow.from_result(r, by_hand.get(r.hand, ())) for r in results]
 

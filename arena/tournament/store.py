@@ -200,18 +200,23 @@ class FailureRow:
     """A bot failure during a hand, as typed by the referee (timeout, crash, ...).
 
     ``log`` is the path of the bot process's log for that play ("" when not kept).
+    ``private`` marks a failure in a bomb window, told to its seat alone: that it happened
+    says the seat held a bomb, so only the failing seat's and the all-cards views show it.
     """
 
     seat: int
     kind: str
     detail: str = ""
     log: str = ""
+    private: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        """Returns the failure as a JSON-ready dict (``log`` only when there is one)."""
+        """Returns the failure as a JSON-ready dict (``log`` and ``private`` only when set)."""
         data: dict[str, Any] = {"seat": self.seat, "kind": self.kind, "detail": self.detail}
         if self.log:
             data["log"] = self.log
+        if self.private:
+            data["private"] = True
         return data
 
 
@@ -1065,6 +1070,7 @@ def _stored_hand(row: tuple[Any, ...], db: Path) -> StoredHand:
                 str(f["kind"]),
                 str(f.get("detail", "")),
                 str(resolve_stored(db, f["log"])) if f.get("log") else "",
+                bool(f.get("private", False)),
             )
             for f in json.loads(failures)
         ),

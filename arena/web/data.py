@@ -10,6 +10,7 @@ a running event's page costs only the plays recorded since the last look.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import importlib
 import math
 import sqlite3
@@ -22,10 +23,10 @@ from typing import Any
 
 from arena.referee.replay import ReplayError, load
 from arena.rules import InvalidActionError, parse_play
-from arena.tournament.leaderboard import build_leaderboard
+from arena.tournament.leaderboard import bot_failures, build_leaderboard
 from arena.tournament.leaderboard_render import to_json
 from arena.tournament.live import live_dir
-from arena.tournament.store import EventStore, StoredHand, resolve_stored
+from arena.tournament.store import EventStore, FailureRow, StoredHand, resolve_stored
 from arena.web.timeline import Timeline, load_timeline
 
 __all__ = ["BotStats", "EventData", "GameFilter", "NotFound"]
@@ -108,9 +109,19 @@ class GameFilter:
                 return False
             if self.result in ("A", "B", "tie") and won != self.result:
                 return False
-        if self.failures == "yes" and not row.failures:
+        public = public_failures(row.failures)
+        if self.failures == "yes" and not public:
             return False
-        return not (self.failures == "no" and row.failures)
+        return not (self.failures == "no" and public)
+
+
+def public_failures(failures: Iterable[FailureRow]) -> list[dict[str, Any]]:
+    """A hand's failures as every visitor may see them: public ones, seat and kind alone.
+
+    A failure's detail may quote its seat's cards, and a private failure (a bomb window's)
+    says the seat held a bomb; the replay's seat and all-cards views show them.
+    """
+    return [{"seat": f.seat, "kind": f.kind} for f in failures if not f.private]
 
 
 class EventData:
@@ -213,16 +224,26 @@ class EventData:
         return {**kept[1], "running": running}
 
     def _figures(self, event: str) -> dict[str, Any]:
+        """The page's figures. Failures and statistics (asked decisions, think times) count
+        finished boards only: while a board is in play its other tables hold the same cards,
+        and a count that changed with each play would tell what the spectator view hides
+        (which answers were asked, that a seat failed in a private bomb window)."""
         with self.store() as store:
             board = build_leaderboard(store, event)
             hands = store.hands(event)
             fillers = set(store.fillers(event))
-        stats = self._bot_stats(hands)
-        replays = {h.replay_path for h in hands if h.replay_path is not None}
+            in_play = {p.play.board for p in store.plays(event) if not p.done}
+        finished = [h for h in hands if h.board not in in_play]
+        board = dataclasses.replace(
+            board, failures=tuple(r for r in bot_failures(finished) if r.bot not in fillers)
+        )
+        stats = self._bot_stats(finished)
+        replays = {h.replay_path for h in finished if h.replay_path is not None}
         with self._lock:
             unreadable = len(replays & self._unreadable)
         return {
             "leaderboard": to_json(board),
+            "boards_in_play": len(in_play),
             "crosstable": _crosstable(hands),
             "stats": [stats[b].to_json(b) for b in sorted(stats) if b not in fillers],
             # Bombs, wishes and think times come from the replays: say when some are missing
@@ -331,7 +352,7 @@ class EventData:
                     "calls": h.row.calls,
                     "double_victory": h.row.double_victory,
                     "out": list(h.row.out),
-                    "failures": [f.to_json() for f in h.row.failures],
+                    "failures": public_failures(h.row.failures),
                     "replay": h.replay_path is not None,
                 }
                 for h in page

@@ -13,12 +13,16 @@ builds the table from the rules core's state at that step for one perspective:
 The decision panel of step ``k`` describes the decision answered by action ``k - 1``: the
 legal answers, the one chosen, the think time and the lines the bot wrote to its log meanwhile
 (the replay's ``meta.think``, where the referee recorded them).
+
+Failures follow the referee's own rule (``failures_for``): a failure's detail, which may quote
+its seat's cards, and a private failure (a bomb window's) are shown in the failing seat's view
+and the all-cards view alone; the others see a public failure's seat, kind and outcome.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,6 +51,8 @@ from arena.rules.notation import action_from_json, action_to_json
 __all__ = ["PERSPECTIVES", "Timeline", "action_text", "load_timeline"]
 
 PERSPECTIVES = ("spectator", "0", "1", "2", "3", "all")
+_PUBLIC_FAILURE = ("seat", "kind", "outcome", "hand", "decision", "request_id", "strikes")
+"""What every perspective may see of a public failure (never its detail)."""
 MAX_LOG_LINES = 200
 MAX_LOG_BYTES = 16_384
 
@@ -132,10 +138,38 @@ class Timeline:
         for entry in replay.meta.get("think", []):
             at, seat, ms, log_from, log_to = entry
             self.think[int(at)] = Think(int(seat), float(ms), int(log_from), int(log_to))
-        failures = replay.meta.get("failures", [])
         self.failures: dict[int, list[dict[str, Any]]] = {}
-        for f in failures:
+        for f in replay.meta.get("failures", []):
             self.failures.setdefault(int(f.get("decision", -1)), []).append(f)
+
+    def _private(self, failure: Mapping[str, Any]) -> bool:
+        """Whether a failure was told to its seat alone: a bomb window's (a replay written
+        before failures said so: one whose decision was asked in a bomb window)."""
+        if "private" in failure:
+            return bool(failure["private"])
+        at = int(failure.get("decision", -1))
+        return 0 <= at < len(self.states) and self.states[at].phase is Phase.BOMB_WINDOW
+
+    def failures_for(self, who: str, at: int | None = None) -> list[dict[str, Any]]:
+        """The failures perspective ``who`` may see (those of decision ``at``, or all).
+
+        A failure's detail may quote its seat's cards, and a private failure (a bomb
+        window's) tells that the seat held a bomb: both are for the failing seat's view and
+        the all-cards view alone; the others see a public failure's seat, kind and outcome.
+        """
+        found = (
+            self.failures.get(at, [])
+            if at is not None
+            else [f for fs in self.failures.values() for f in fs]
+        )
+        own = int(who) if who.isdigit() else -1
+        out: list[dict[str, Any]] = []
+        for f in found:
+            if who == "all" or f.get("seat") == own:
+                out.append(dict(f))
+            elif not self._private(f):
+                out.append({k: f.get(k) for k in _PUBLIC_FAILURE})
+        return out
 
     @property
     def steps(self) -> int:
@@ -182,7 +216,7 @@ class Timeline:
             "decision_ms": r.meta.get("time", {}).get("decision_ms"),
             "result": r.result,
             "termination": r.meta.get("termination"),
-            "failures": r.meta.get("failures", []),
+            "failures": self.failures_for(who),
         }
 
     def view(self, number: int, who: str) -> dict[str, Any]:
@@ -251,7 +285,7 @@ class Timeline:
                 view["last"] = {"seat": -1, "text": "the trick is collected"}
             else:
                 view["last"] = {"seat": seat, "text": action_text(name, action, not full)}
-                view["decision"] = self._decision(step - 1, seat, action, full)
+                view["decision"] = self._decision(step - 1, seat, action, full, who)
         return view
 
     def _exchange(self, m: Match, who: str, seat_view: int) -> dict[str, Any] | None:
@@ -264,7 +298,9 @@ class Timeline:
             out[str(s)] = [card_name(c) for c in given]
         return out or None
 
-    def _decision(self, index: int, seat: int, action: Action, full: bool) -> dict[str, Any]:
+    def _decision(
+        self, index: int, seat: int, action: Action, full: bool, who: str
+    ) -> dict[str, Any]:
         """The decision answered by action ``index``; ``full`` adds the legal list and log."""
         before = self.states[index]
         think = self.think.get(index)
@@ -280,7 +316,7 @@ class Timeline:
             "think_ms": think.ms if think is not None and full else None,
             "failures": [
                 {"kind": f.get("kind"), "outcome": f.get("outcome"), "detail": f.get("detail")}
-                for f in self.failures.get(index, [])
+                for f in self.failures_for(who, index)
             ],
             "legal": None,
             "log": None,

@@ -15,12 +15,12 @@ the league's ``carry_sd``) is combined with the season's fit by precision weight
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import itertools
 import math
 import secrets
-import shutil
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -31,6 +31,16 @@ from typing import Any
 
 from arena.ratings import HandOutcome, RatingError, RatingFit, SprtVerdict, fit_ratings
 from arena.rules import ArenaError
+from arena.server.folder import (
+    DEFAULT_CAPS,
+    MACHINE_MADE,
+    FolderError,
+    Listing,
+    copy_folder,
+    folder_digest,
+    list_folder,
+    remove_tree,
+)
 from arena.server.manifest import BUILTIN_DIR, ManifestError, load_manifest
 from arena.server.sandbox import require_sandbox
 from arena.tournament.boards import derived_secret
@@ -50,7 +60,6 @@ from arena.tournament.schedule import fillers_needed
 from arena.tournament.store import StoredHand, StoreError, stored_path
 
 __all__ = [
-    "IGNORED_FILES",
     "MAX_SUBMISSION_BYTES",
     "MAX_SUBMISSION_FILES",
     "GateRefused",
@@ -76,9 +85,6 @@ __all__ = [
     "table_json",
 ]
 
-IGNORED_FILES = ("__pycache__", "*.pyc", ".git", ".pytest_cache", ".mypy_cache", ".ruff_cache")
-"""Folder entries neither hashed nor copied (caches and version-control data)."""
-
 _Z95 = NormalDist().inv_cdf(0.975)
 MIN_DIVISION = 4
 
@@ -95,57 +101,31 @@ class GateRefused(LeagueError):
 # Submitting
 
 
-def _ignored(name: str) -> bool:
-    return any(Path(name).match(pattern) for pattern in IGNORED_FILES)
-
-
-MAX_SUBMISSION_BYTES = 64 * 1024 * 1024
+MAX_SUBMISSION_BYTES = DEFAULT_CAPS.bytes
 """The most a submitted bot folder may hold (its files' bytes, caches left out)."""
-MAX_SUBMISSION_FILES = 4096
+MAX_SUBMISSION_FILES = DEFAULT_CAPS.files
 """The most files a submitted bot folder may hold."""
-_CHUNK = 1 << 20
 
 
-def _files(folder: Path) -> list[Path]:
-    """The folder's files in hash order, refused past the caps or with a symbolic link."""
-    out: list[Path] = []
-    total = 0
-    for path in sorted(folder.rglob("*")):
-        relative = path.relative_to(folder)
-        if any(_ignored(part) for part in relative.parts):
-            continue
-        if path.is_symlink():
-            raise LeagueError(f"{path}: a bot folder may not hold symbolic links")
-        if path.is_file():
-            out.append(path)
-            total += path.stat().st_size
-            if len(out) > MAX_SUBMISSION_FILES or total > MAX_SUBMISSION_BYTES:
-                raise LeagueError(
-                    f"{folder}: a bot folder may hold at most {MAX_SUBMISSION_FILES} files and "
-                    f"{MAX_SUBMISSION_BYTES >> 20} MiB (caches left out); this one holds more"
-                )
-    return out
+def _digest(listing: Listing, manifest: str) -> str:
+    return folder_digest(listing, b"manifest\0" + manifest.encode() + b"\0")
 
 
 def bot_digest(folder: Path, manifest: Path) -> str:
-    """SHA-256 over the bot folder: each file's relative path and bytes, the manifest's name.
+    """A version's content hash: the bot folder's (``arena.server.folder.folder_digest``:
+    folder names, file names, exec bits, sizes and bytes) with the manifest's name.
 
-    Caches (``IGNORED_FILES``) are left out, so running the bot does not change its hash.
-    Files are read in chunks, and no more bytes than the caps allow (a file that grows
-    while it is read is cut there, and the digest then matches no copy).
+    Caches (``arena.server.folder.SKIPPED``) are left out, so running the bot does not
+    change its hash.
+
+    Raises:
+        LeagueError: The folder breaks the bot-folder rules (an entry that is not a regular
+            file or folder, a name that is not UTF-8, past the caps).
     """
-    digest = hashlib.sha256()
-    digest.update(b"manifest\0" + manifest.relative_to(folder).as_posix().encode() + b"\0")
-    budget = MAX_SUBMISSION_BYTES
-    for path in _files(folder):
-        size = path.stat().st_size
-        name = path.relative_to(folder).as_posix().encode()
-        digest.update(name + b"\0" + str(size).encode() + b"\0")
-        with path.open("rb") as f:
-            while budget > 0 and (chunk := f.read(min(_CHUNK, budget))):
-                digest.update(chunk)
-                budget -= len(chunk)
-    return digest.hexdigest()
+    try:
+        return _digest(list_folder(folder), manifest.relative_to(folder).as_posix())
+    except FolderError as e:
+        raise LeagueError(str(e)) from None
 
 
 @dataclass(frozen=True)
@@ -184,10 +164,10 @@ def submit(
     path = Path(manifest_path)
     path = path / "bot.toml" if path.is_dir() else path
     try:
-        manifest = load_manifest(path)
+        manifest = load_manifest(path)  # a regular file of bounded size, never a link
     except ManifestError as e:
         raise LeagueError(str(e)) from None
-    folder = path.resolve().parent
+    folder = path.parent.resolve()
     if not manifest.cwd.resolve().is_relative_to(folder):
         raise LeagueError(
             f"{path}: workdir {manifest.workdir} leaves the bot's folder; a league bot must be "
@@ -199,21 +179,31 @@ def submit(
             f"{path}: the bot name {bot!r} is not usable in a league: 1-32 letters, digits or "
             "._+- starting with a letter or digit, no spaces"
         )
-    digest = bot_digest(folder, path.resolve())
+    try:  # every entry checked, before anything is read or copied
+        listing = list_folder(folder)
+        digest = _digest(listing, path.name)
+    except FolderError as e:
+        raise LeagueError(str(e)) from None
     previous = store.latest(bot)
     if previous is not None and previous.hash == digest:
         return SubmitResult(previous, new=False)
     if any(version.hash == digest for version in store.versions(bot)):
         raise StoreError(f"this content of {bot!r} was submitted before")
     # A random folder name: a bot sees its own folder, and learns no other version's from it.
-    target = store.bot_store / bot / secrets.token_hex(16)
+    home = store.bot_store / bot
+    made_home = not home.exists()
+    target = home / secrets.token_hex(16)
     staging = target.with_name(target.name + ".partial")
-    shutil.copytree(folder, staging, symlinks=True, ignore=shutil.ignore_patterns(*IGNORED_FILES))
-    staging.replace(target)
     try:  # a refused, failed or interrupted submission leaves no folder behind
-        copied = target / path.resolve().relative_to(folder)
-        if bot_digest(target, copied) != digest:
-            raise LeagueError(f"{folder} changed while it was copied; submit it again")
+        home.mkdir(parents=True, exist_ok=True)
+        try:
+            copy_folder(listing, staging)
+            if _digest(list_folder(staging), path.name) != digest:
+                raise LeagueError(f"{folder} changed while it was copied; submit it again")
+        except FolderError as e:
+            raise LeagueError(str(e)) from None
+        staging.replace(target)
+        copied = target / path.name
         report: GateReport | None = None
         if gate and previous is not None:
             report = _run_gate(store, copied, bot_ref(store, previous.manifest), digest, on_gate)
@@ -226,7 +216,11 @@ def submit(
         gate_json = None if report is None else report.to_json()
         version = store.add_version(bot, digest, owner, relative, gate=gate_json)
     except BaseException:
-        shutil.rmtree(target, ignore_errors=True)
+        remove_tree(staging)
+        remove_tree(target)
+        if made_home:
+            with contextlib.suppress(OSError):
+                home.rmdir()  # only if empty: another submission may be under way
         raise
     return SubmitResult(version, new=True, gate=report)
 
@@ -259,8 +253,8 @@ def bot_ref(store: LeagueStore, stored: str) -> str:
 def _submit_builtin(store: LeagueStore, name: str, owner: str | None) -> SubmitResult:
     """Registers a built-in bot: its folder's hash is its version (a new arena may bring a
     new one); nothing is copied, since the arena that plays the league holds it."""
-    manifest = BUILTIN_DIR / name / "bot.toml"
-    digest = bot_digest(manifest.parent, manifest)
+    folder = BUILTIN_DIR / name
+    digest = _digest(list_folder(folder, skipped=MACHINE_MADE, caps=None), "bot.toml")
     previous = store.latest(name)
     if previous is not None and previous.hash == digest:
         return SubmitResult(previous, new=False)

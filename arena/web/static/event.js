@@ -56,6 +56,7 @@ async function load() {
       el("p", {class: "note", text: "Row bot against the column bot: points per hand of the row bot's team (hands)."}),
       table(["bot", ...ct.bots], ct.bots.map((b, i) => [b, ...ct.against[i].map(cell)]), "against"));
     const kinds = [...new Set(d.stats.flatMap(s => Object.keys(s.failures)))].sort();
+    if (d.boards_in_play) out.push(el("p", {class: "note boards-in-play", text: `Failures and statistics count finished boards only (${d.boards_in_play} in play): a board's other tables hold the same cards.`}));
     out.push(el("h2", {text: "Failures per bot"}),
       kinds.length ? table(["bot", ...kinds, "total"], d.stats.map(s => [s.bot, ...kinds.map(k => s.failures[k] || 0), Object.values(s.failures).reduce((a, b) => a + b, 0)]), "failures")
         : el("p", {class: "muted failures-none", text: "No failures recorded."}));
