@@ -320,6 +320,41 @@ class Decision:
         return pending.plays[0][0]
 
 
+def path_of(decision: Decision, answer: Action) -> list[int]:
+    """The action indices that give ``answer`` from the decision's start (no Tichu call):
+    how a recorded answer becomes training targets. Raises ``ValueError`` if not legal."""
+    ph = decision.phase
+    if ph is Phase.EXCHANGE:
+        assert type(answer) is Exchange
+        path = [CARD_BASE + c for c in answer]
+    elif ph is Phase.GRAND_TICHU:
+        assert type(answer) is GrandTichu
+        path = [GRAND_BASE + int(answer.call)]
+    elif ph is Phase.WISH:
+        assert type(answer) is Wish
+        path = [WISH_BASE + (answer.rank - 1 if answer.rank else 0)]
+    elif ph is Phase.DRAGON_GIFT:
+        assert type(answer) is Gift
+        path = [GIFT_BASE + (0 if answer.to == (decision.seat + 1) & 3 else 1)]
+    else:
+        assert type(answer) is Play
+        shape = play_index(answer)
+        group = decision.by_shape.get(shape, [])
+        if answer not in group:
+            raise ValueError(f"{answer} is not a legal answer here")
+        path = [shape]
+        if len(group) > 1:
+            variants = _variants(group)
+            seq = next(q for p, q in variants if p == answer)
+            k = 0
+            while len(variants) > 1:
+                if len({q[k] for _, q in variants}) > 1:
+                    path.append(CARD_BASE + seq[k])
+                variants = [v for v in variants if v[1][k] == seq[k]]
+                k += 1
+    return path
+
+
 def answer_paths(decision: Decision) -> list[tuple[list[int], Action]]:
     """Every sequence of indices the decision accepts from now and the answer it makes
     (a test aid and a policy's full enumeration; the exchange's 2,184 included)."""
@@ -564,6 +599,7 @@ __all__ = [
     "cards_matrix",
     "describe_action",
     "encode_observation",
+    "path_of",
     "play_index",
     "played_by_seat",
     "shape_of",

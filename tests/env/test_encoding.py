@@ -22,6 +22,7 @@ from arena.env.encoding import (
     answer_paths,
     describe_action,
     encode_observation,
+    path_of,
     play_index,
 )
 from arena.rules import (
@@ -110,8 +111,10 @@ def _check_decision(m: Match, rng: random.Random) -> Decision:
             assert len(answers) == len(set(answers)) == 14 * 13 * 12
             assert all(type(a) is Exchange for a in answers)
         return d
-    answers = [a for _, a in answer_paths(d)]
+    paths = answer_paths(d)
+    answers = [a for _, a in paths]
     assert Counter(answers) == Counter(m.legal_actions())  # each once, nothing else
+    assert all(path_of(d, a) == p for p, a in paths)
     assert (TICHU_ACTION in d.indices()) == m.can_call_tichu(m.seat)
     return d
 
