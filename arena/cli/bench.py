@@ -30,6 +30,27 @@ def engine(
     print(f"  plays/hand     : {f.gen_plays / f.gen_hands:.1f}")
 
 
+@app.command("env")
+def env_bench(
+    hands: Annotated[int, typer.Option(min=1, help="Random hands per side and round.")] = 200,
+    rounds: Annotated[int, typer.Option(min=1, help="Interleaved rounds (fastest kept).")] = 3,
+    seed: Annotated[int, typer.Option(help="Seed of the first hand.")] = 1,
+) -> None:
+    """The learning environment's steps/s beside the rules core's own step (extra ``env``)."""
+    try:
+        from arena.bench.env import bench_env
+    except ImportError as e:
+        print(f"error: {e}: install the extra, pip install 'tichu-arena[env]'")
+        raise typer.Exit(2) from None
+    f = bench_env(hands, seed, rounds)
+    print(f"rules core       : {f.core_answers:,} answers in {f.core_seconds:.2f} s")
+    print(f"  answers/s      : {1e6 / f.core_us:,.0f} ({f.core_us:.1f} us: observe + apply)")
+    print(f"environment      : {f.env_steps:,} steps for {f.env_answers:,} answers")
+    print(f"  steps/s        : {f.env_steps / f.env_seconds:,.0f}")
+    print(f"  answers/s      : {1e6 / f.env_us:,.0f} ({f.env_us:.1f} us: step + last)")
+    print(f"encoding cost    : {f.encoding_share:.2f} x the core's step (goal: below 0.5)")
+
+
 @app.command("playouts")
 def playouts_bench(
     hands: Annotated[int, typer.Option(min=1, help="Heuristic self-play hands for positions.")] = 6,
