@@ -250,6 +250,16 @@ def _play(
     if runner.stopping:
         # The shell's convention: 128 + the signal (130 for Ctrl-C, 143 for SIGTERM).
         raise typer.Exit(128 + (runner.stopped_by or signal.SIGINT))
+    if progress.hands == 0 and summary.plays_done < summary.plays_total:
+        # Plays were pending and none was recorded: every table failed (a referee that
+        # could take no bot, say). Never a success.
+        console.print(
+            f"[red]error[/red]: no play was recorded ({summary.plays_done}/"
+            f"{summary.plays_total} done); see the failures above and the logs in {logs}",
+            soft_wrap=True,
+            highlight=False,
+        )
+        raise typer.Exit(1)
 
 
 def _runs(spec: EventSpec) -> Path:

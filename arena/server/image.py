@@ -38,6 +38,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,6 +67,8 @@ C_LIBRARIES = (
 """Shared libraries a compiled bot may link against without bringing them."""
 SYSTEM_TOPS = ("usr", "etc", "lib", "lib32", "lib64", "libx32", "bin", "sbin")
 """Top folders of the system: the image shows each one it holds whole."""
+ROOTS_FILE = ".roots"
+"""In an image's folder (outside every root, so no bot sees it): the roots, one a line."""
 ETC = ("ld.so.cache", "ld.so.conf", "localtime")
 _STDLIB_SKIPPED = frozenset(
     {
@@ -80,6 +83,8 @@ _STDLIB_SKIPPED = frozenset(
         "venv",
     }
 )
+UNUSED_S = 3600.0
+"""An image no runner holds is removed once it has not been used for this long."""
 FOLDER_MAX_BYTES = 1 << 30
 """A bot folder larger than this is refused (it is copied into memory)."""
 FOLDER_MAX_ENTRIES = 100_000
@@ -427,15 +432,23 @@ def _hold(image: Path) -> None:
         return
     fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
     fcntl.flock(fd, fcntl.LOCK_SH)
+    os.utime(fd)  # when it was last used: ``_collect`` keeps what was used lately
     _held[image] = fd
 
 
 def _collect(kind: str, keep: Path) -> None:
-    """Removes the images of ``kind`` that no runner holds, but ``keep``."""
+    """Removes the images of ``kind`` that no runner holds and none used for ``UNUSED_S``,
+    but ``keep``, and what builders that died left (the caller holds the build lock)."""
     for other in keep.parent.glob(f"{kind}-*"):
-        if other == keep or other.suffix in (".lock", ".partial") or other in _held:
+        if other.suffix == ".partial":  # the build lock is held: a builder that died
+            shutil.rmtree(other, ignore_errors=True)
+            continue
+        if other == keep or other.suffix == ".lock" or other in _held:
             continue
         lock = other.with_name(other.name + ".lock")
+        with contextlib.suppress(OSError):
+            if time.time() - lock.stat().st_mtime < UNUSED_S:
+                continue  # used lately: another checkout's, or the next run's
         try:
             fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
         except OSError:
@@ -459,15 +472,22 @@ def build(
     *,
     source_root: Path | None = None,
     target_root: Path | None = None,
+    key: str | None = None,
 ) -> Image:
-    """The image of ``kind`` holding ``paths``, built unless one with the same key exists."""
+    """The image of ``kind`` holding ``paths`` (named by ``key``, else by a hash of what the
+    paths hold), built unless it exists."""
     top = images_folder()
     top.mkdir(mode=0o755, parents=True, exist_ok=True)
     os.chmod(top, 0o755)
-    key = _key(paths)
+    key = key or _key(paths)
     if target_root is not None:  # the same files shown elsewhere are another image
         key += hashlib.sha256(str(target_root).encode()).hexdigest()[:8]
     image = top / f"{kind}-{key}"
+    if image.is_dir():  # built already (an image appears whole, by a rename)
+        _hold(image)
+        if image.is_dir():  # not collected before the hold
+            return Image(image, roots)
+        os.close(_held.pop(image))  # a lock on a removed file: take a new one below
     with open(top / "build.lock", "a+") as guard:
         fcntl.flock(guard, fcntl.LOCK_EX)  # one builder at a time; the others then reuse
         if not image.is_dir():
@@ -476,6 +496,7 @@ def build(
             partial.mkdir(mode=0o755)
             try:
                 _copy_into(partial, paths, source_root=source_root, target_root=target_root)
+                (partial / ROOTS_FILE).write_text("".join(f"{r}\n" for r in roots))
                 os.chmod(partial, 0o755)
                 os.rename(partial, image)
             except OSError as e:
@@ -489,11 +510,38 @@ def build(
     return Image(image, roots)
 
 
+def _fingerprint() -> str:
+    """A cheap hash that changes when the runtime's makeup may have: the folders' and the
+    programs' times (a package installed or removed changes its folder's), the loader's
+    cache, and this module."""
+    paths = sysconfig.get_paths()
+    watched = [Path(paths[k]) for k in ("purelib", "platlib", "stdlib", "platstdlib") if k in paths]
+    watched += [Path(sys.executable), Path(os.path.realpath(sys.executable)), Path(__file__)]
+    watched += [*_programs(), Path("/etc/ld.so.cache")]
+    h = hashlib.sha256()
+    for p in watched:
+        with contextlib.suppress(OSError):
+            st = p.stat()
+            h.update(f"{p}\0{st.st_mtime_ns}\0{st.st_size}\n".encode())
+    return h.hexdigest()[:24]
+
+
 @functools.cache
 def base_image() -> Image:
-    """The ``base`` image (built once per process, reused across runs)."""
+    """The ``base`` image (found once per process, built once per runtime).
+
+    It is named by ``_fingerprint()``: finding what it holds takes ``ldd`` seconds, and every
+    run starts here. A file changed in place in site-packages leaves the fingerprint as it
+    was: remove the images folder to rebuild (docs/security.md).
+    """
+    image = images_folder() / f"base-{_fingerprint()}"
+    with contextlib.suppress(OSError):
+        roots = (image / ROOTS_FILE).read_text().splitlines()
+        _hold(image)
+        if image.is_dir():
+            return Image(image, tuple(Path(r) for r in roots))
     paths = base_selection()
-    return build("base", paths, _roots(paths))
+    return build("base", paths, _roots(paths), key=image.name.removeprefix("base-"))
 
 
 @functools.cache

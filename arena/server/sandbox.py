@@ -145,7 +145,7 @@ class Sandbox:
             "LANG": "C.UTF-8",
             "PYTHONUNBUFFERED": "1",
             "PYTHONDONTWRITEBYTECODE": "1",
-            **_runtime_env(),
+            **_runtime_env(argv[0] if argv else ""),
             **env,
             "TICHU_ARENA_SERVER": address,
         }
@@ -183,8 +183,12 @@ def bot_path() -> str:
     )
 
 
-def _runtime_env() -> dict[str, str]:
-    """The runner's gRPC settings that its bots share (``arena.runtime.grpc_io``)."""
+def _runtime_env(program: str) -> dict[str, str]:
+    """The runner's gRPC settings (``arena.runtime.grpc_io``), for a Python bot alone: they
+    name experiments of the Python gRPC release the arena installs, which another language's
+    gRPC does not know (C++ gRPC logs an error for each at every start)."""
+    if not Path(program).name.startswith("python"):
+        return {}
     keys = ("GRPC_EXPERIMENTS", "GRPC_ENABLE_FORK_SUPPORT")
     return {k: os.environ[k] for k in keys if k in os.environ}
 

@@ -8,7 +8,7 @@ The local executor groups plays into *sessions*: the boards one table (four bots
 seats) plays in one rotation of one round. A session starts its four bot processes once and
 plays its boards one after another on them; the two rotations of a board are always
 different sessions, so they never share a bot process. ``jobs`` sessions run at once on one
-referee server.
+referee server, but never two sessions of one round that seat the same bot.
 
 Every bot process runs in the runner's sandbox (``arena.server.sandbox``; ``full`` unless the
 caller allowed less), with its manifest's limits capped by the event's ``[limits]``; each
@@ -328,13 +328,13 @@ class LocalExecutor:
             for signum in (signal.SIGINT, signal.SIGTERM):
                 loop.add_signal_handler(signum, runner.on_signal, signum)
         gate = asyncio.Semaphore(runner.jobs)
+        sessions = sessions_of(pending, runner.spec.restart)
+        # A bot never plays two tables of one round at once: its processes there hold the
+        # same boards' cards (the other rotation), and two live processes of one bot could
+        # pass them to each other through whatever the kernel shares (docs/security.md).
+        held = {(bot, s.round): asyncio.Lock() for s in sessions for bot in s.seats}
         try:
-            await asyncio.gather(
-                *(
-                    self._session(runner, server, s, gate)
-                    for s in sessions_of(pending, runner.spec.restart)
-                )
-            )
+            await asyncio.gather(*(self._session(runner, server, s, gate, held) for s in sessions))
         finally:
             with contextlib.suppress(NotImplementedError):
                 loop.remove_signal_handler(signal.SIGINT)
@@ -342,6 +342,19 @@ class LocalExecutor:
             await server.stop(grace_s=1.0)
 
     async def _session(
+        self,
+        runner: EventRunner,
+        server: ArenaServer,
+        session: Session,
+        gate: asyncio.Semaphore,
+        held: Mapping[tuple[str, int], asyncio.Lock],
+    ) -> None:
+        async with contextlib.AsyncExitStack() as bots:
+            for key in sorted({(bot, session.round) for bot in session.seats}):
+                await bots.enter_async_context(held[key])  # sorted: no two wait on each other
+            await self._play_session(runner, server, session, gate)
+
+    async def _play_session(
         self, runner: EventRunner, server: ArenaServer, session: Session, gate: asyncio.Semaphore
     ) -> None:
         async with gate:

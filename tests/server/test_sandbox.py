@@ -23,6 +23,7 @@ from arena.referee.policy import FailurePolicy
 from arena.rules import Options
 from arena.server import ArenaServer, TableSpec
 from arena.server.bots import play_table
+from arena.server.image import images_folder
 from arena.server.manifest import Limits, Manifest
 from arena.server.sandbox import (
     Sandbox,
@@ -202,6 +203,26 @@ def test_a_bot_has_no_network_but_the_referee_socket(
     for line in (tcp, outside):  # at once: nothing to wait for in an empty namespace
         seconds = float(re.findall(r"in ([0-9.]+) s", line)[0])
         assert seconds < 10.0, line  # no timeout was waited for (a loaded machine is slow)
+
+
+def test_the_kernels_shared_state_is_shut(stub: Callable[..., Manifest], tmp_path: Path) -> None:
+    """Locks and page-cache probes on the runtime, watches, nested namespaces, memfd,
+    foreign socket families and /dev/shm are refused; the runtime lies in memory (so whether
+    a page is cached says nothing) and pid 1 shows no host path (docs/security.md)."""
+    p = play_attack(stub, _hostile("kernel"), tmp_path)
+    assert_honest_seats_played(p, set())
+    outcomes = dict(
+        line.removeprefix("kernel: ").split(": ", 1) for line in lines(p.log, "kernel: ")
+    )
+    kinds = outcomes.pop("runtime file system"), outcomes.pop("pid 1")
+    assert len(outcomes) == 16, outcomes
+    assert all(v.startswith("refused") for v in outcomes.values()), outcomes
+    assert outcomes["flock"] == outcomes["fcntl lock"] == "refused (ENOLCK)", outcomes
+    assert outcomes["vsock"] == outcomes["vsock, high bits"] == "refused (EAFNOSUPPORT)"
+    assert kinds[0] == "tmpfs", kinds
+    # bwrap's own options (every host path it binds) are not on its command line.
+    assert " --args " in kinds[1] and "--ro-bind" not in kinds[1], kinds
+    assert str(images_folder()) not in kinds[1] and str(tmp_path) not in kinds[1], kinds
 
 
 def test_a_bot_kills_nothing_outside_its_sandbox(

@@ -21,13 +21,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import ctypes
 import errno
+import fcntl
+import mmap
 import os
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 
 import stub_bot  # beside this file: the bot's own folder
 
@@ -126,7 +131,63 @@ def attack_flood() -> None:
         out.write(line)
 
 
+def _outcome(call: Callable[[], object]) -> str:
+    try:
+        call()
+    except OSError as e:
+        return f"refused ({errno.errorcode.get(e.errno or 0, e.errno)})"
+    return "worked"
+
+
+def _syscall(nr: int, *args: int) -> int:
+    libc = ctypes.CDLL(None, use_errno=True)
+    result = int(libc.syscall(nr, *(ctypes.c_long(a) for a in args)))
+    if result < 0:
+        raise OSError(ctypes.get_errno(), "")
+    return result
+
+
+def _mincore(fd: int) -> None:
+    page = mmap.mmap(fd, 4096, access=mmap.ACCESS_COPY)
+    vec = ctypes.create_string_buffer(1)
+    _syscall(27, ctypes.addressof(ctypes.c_char.from_buffer(page)), 4096, ctypes.addressof(vec))
+
+
+def attack_kernel() -> None:
+    """The kernel's shared state: locks and page-cache probes on a runtime file every bot
+    reads, watches, nested namespaces, memfd, foreign socket families, /dev/shm."""
+    shared = os.open(os.__file__, os.O_RDONLY)  # the standard library: in every sandbox
+    lock = struct.pack("hhqqi", fcntl.F_WRLCK, 0, 0, 0, 0)
+    probes: dict[str, Callable[[], object]] = {
+        "flock": lambda: fcntl.flock(shared, fcntl.LOCK_SH | fcntl.LOCK_NB),
+        "fcntl lock": lambda: fcntl.fcntl(shared, fcntl.F_GETLK, lock),
+        "ofd lock": lambda: fcntl.fcntl(shared, 36, lock),  # F_OFD_GETLK
+        "fcntl lock, high bits": lambda: _syscall(72, shared, (1 << 32) | fcntl.F_GETLK, 0),
+        "lease": lambda: fcntl.fcntl(shared, 1025),  # F_GETLEASE
+        "cache probe": lambda: os.preadv(shared, [bytearray(1)], 0, os.RWF_NOWAIT),
+        "mincore": lambda: _mincore(shared),
+        "inotify": lambda: _syscall(294, 0),  # inotify_init1
+        "io_uring": lambda: _syscall(425, 1, 0),
+        "memfd": lambda: os.memfd_create("x"),
+        "user namespace": lambda: _syscall(272, 0x10000000),  # unshare(CLONE_NEWUSER)
+        "mount namespace": lambda: _syscall(272, 0x00020000),
+        "vsock": lambda: socket.socket(40, socket.SOCK_STREAM),
+        "vsock, high bits": lambda: _syscall(41, (1 << 32) | 40, 1, 0),
+        "keyring": lambda: _syscall(250, 0, -3, 0),  # keyctl(GET_KEYRING_ID, session)
+        "dev shm": lambda: open("/dev/shm/x", "w").close(),
+    }
+    for name, call in probes.items():
+        print(f"kernel: {name}: {_outcome(call)}")
+    with open("/proc/self/mounts") as f:
+        kinds = {line.split()[1]: line.split()[2] for line in f}
+    where = max((m for m in kinds if os.__file__.startswith(m)), key=len)
+    print(f"kernel: runtime file system: {kinds[where]}")
+    with open("/proc/1/cmdline", "rb") as f:
+        print(f"kernel: pid 1: {f.read().replace(bytes(1), b' ').decode(errors='replace')}")
+
+
 ATTACKS = {
+    "kernel": attack_kernel,
     "proc": attack_proc,
     "files": attack_files,
     "network": attack_network,
