@@ -39,8 +39,11 @@ class StartFigures:
         return statistics.median(values) if values else 0.0
 
 
-def _run_ms(argv: list[str], env: dict[str, str] | None, cwd: Path) -> float:
-    t = time.perf_counter()
+def _run_ms(
+    argv: list[str], env: dict[str, str] | None, cwd: Path, fds: tuple[int, ...] = (), t: float = 0
+) -> float:
+    """Milliseconds from ``t`` (default: now) until the process has run."""
+    t = t or time.perf_counter()
     subprocess.run(
         argv,
         env=env,
@@ -49,6 +52,7 @@ def _run_ms(argv: list[str], env: dict[str, str] | None, cwd: Path) -> float:
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        pass_fds=fds,
     )
     return 1000.0 * (time.perf_counter() - t)
 
@@ -65,8 +69,12 @@ def bench_startup(starts: int = 20, code: str = BOT_START) -> StartFigures:
         for _ in range(starts):
             figures.plain_ms.append(_run_ms(argv, None, folder))
             for sb, out in ((unsandboxed(), figures.none_ms), (boxed, figures.boxed_ms)):
+                t = time.perf_counter()  # making the command is part of the start
                 launch = sb.launch(
                     argv, cwd=folder, folder=folder, env={}, socket=socket, limits=Limits()
                 )
-                out.append(_run_ms(launch.argv, launch.env, launch.cwd))
+                try:
+                    out.append(_run_ms(launch.argv, launch.env, launch.cwd, launch.fds, t))
+                finally:
+                    launch.close()
     return figures

@@ -83,6 +83,8 @@ _STDLIB_SKIPPED = frozenset(
         "venv",
     }
 )
+FORMAT = 2
+"""Changes when images built by earlier code would no longer do (it is in every key)."""
 UNUSED_S = 3600.0
 """An image no runner holds is removed once it has not been used for this long."""
 FOLDER_MAX_BYTES = 1 << 30
@@ -350,7 +352,7 @@ def project_roots() -> list[Path]:
 
 def _key(paths: Iterable[Path]) -> str:
     """A hash of what the paths hold as ``stat`` sees it (a change makes a new image)."""
-    h = hashlib.sha256()
+    h = hashlib.sha256(f"image format {FORMAT}\n".encode())
     for p in sorted(paths):
         try:
             st = p.lstat()
@@ -391,7 +393,7 @@ def _copy_into(
 ) -> None:
     """Copies each path (files by content, links as links, folders as folders) into
     ``image`` at its absolute path (or, for a bot folder, ``source_root`` shown at
-    ``target_root``). Modes: folders 0755, files 0644, or 0755 with an exec bit."""
+    ``target_root``). Modes: folders 0755, files 0644, or 0755 with an exec bit; times kept."""
     for p in sorted(paths, key=lambda p: (len(p.parts), str(p))):
         if source_root is None:
             rel = p
@@ -409,6 +411,9 @@ def _copy_into(
         elif stat.S_ISREG(st.st_mode):
             shutil.copyfile(p, dest, follow_symlinks=False)
             os.chmod(dest, 0o755 if st.st_mode & 0o111 else 0o644)
+            # The times too: Python takes a cached .pyc whose recorded source time differs
+            # from its source's for stale, and would compile every module at every start.
+            os.utime(dest, ns=(st.st_atime_ns, st.st_mtime_ns))
 
 
 def _parents(image: Path, dest: Path) -> None:
