@@ -89,15 +89,18 @@ class BotProcess:
         if exe is None or not os.access(exe, os.X_OK):
             raise BotStartError(f"{where}: cannot start {m.argv()!r} in {m.cwd}: no such program")
         argv[0] = exe
-        launch = self.sandbox.launch(
-            argv,
-            cwd=m.cwd,
-            folder=m.folder if m.path is not None else m.cwd,
-            env={**m.env, ENV_NAME: m.name, **self.env},
-            socket=self.socket,
-            limits=self.limits,
-            writable=self.writable,
-        )
+        try:
+            launch = self.sandbox.launch(
+                argv,
+                cwd=m.cwd,
+                folder=m.folder if m.path is not None else m.cwd,
+                env={**m.env, ENV_NAME: m.name, **self.env},
+                socket=self.socket,
+                limits=self.limits,
+                writable=self.writable,
+            )
+        except ArenaError as e:  # its folder's image (too large) or the filter
+            raise BotStartError(f"{where}: {e}") from None
         self._scratch = launch.scratch
         out = asyncio.subprocess.PIPE if self.log is not None else asyncio.subprocess.DEVNULL
         try:

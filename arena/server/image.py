@@ -123,17 +123,6 @@ def images_folder() -> Path:
     return base / f"tichu-arena-{os.geteuid()}"
 
 
-def in_memory(path: Path) -> bool:
-    """Whether ``path`` lies on a tmpfs (what the docs promise of the images)."""
-    best, kind = "", ""
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/self/mounts").read_text().splitlines():
-            parts = line.split()
-            if len(parts) > 2 and str(path).startswith(parts[1]) and len(parts[1]) > len(best):
-                best, kind = parts[1], parts[2]
-    return kind == "tmpfs"
-
-
 # ---- what goes in -------------------------------------------------------------------------
 
 
