@@ -116,6 +116,29 @@ def check_env(env: Mapping[str, str]) -> dict[str, str]:
     return dict(env)
 
 
+LAUNCHERS = frozenset(
+    {
+        "env",
+        "prlimit",
+        "setpriv",
+        "nice",
+        "nohup",
+        "setsid",
+        "stdbuf",
+        "timeout",
+        "xargs",
+        "chroot",
+        "unshare",
+        "busybox",
+        "sh",
+        "bash",
+        "dash",
+    }
+)
+"""Bare program names refused: each runs another program, with an environment or settings
+the manifest's checks would not see (``env LD_PRELOAD=... bash``)."""
+
+
 class CommandError(ValueError):
     """A manifest command that would run a program from outside the bot's folder."""
 
@@ -136,6 +159,12 @@ def resolve_program(program: str, cwd: Path, folder: Path) -> str:
     if "{" in program or "\0" in program:
         raise CommandError(f"{program!r} is not a program name ({{python}} is the only token)")
     if "/" not in program:
+        if program in LAUNCHERS:
+            raise CommandError(
+                f"{program!r} runs another program with settings of its own (a loader hook, "
+                "a shell): a command runs {python}, an interpreter on the PATH (node), or a "
+                "file in the folder"
+            )
         return program
     real = Path(os.path.realpath(cwd / program))
     root = Path(os.path.realpath(folder))

@@ -71,6 +71,22 @@ def test_a_command_outside_the_bot_s_folder_is_refused_at_load(
         load_manifest(folder / "bot.toml")
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        '["env", "LD_PRELOAD=/tmp/x.so", "bash", "-c", "id"]',
+        '["bash", "-c", "id"]',
+        '["prlimit", "--as=0", "node", "bot.js"]',
+    ],
+    ids=["env", "shell", "prlimit"],
+)
+def test_a_program_that_runs_another_is_refused_at_load(tmp_path: Path, command: str) -> None:
+    """``env LD_PRELOAD=... bash`` would pass the env allow-list by the command line."""
+    folder = bot_folder(tmp_path, command)
+    with pytest.raises(ManifestError, match=r"field 'command': .*runs another program"):
+        load_manifest(folder / "bot.toml")
+
+
 def test_a_command_in_the_folder_or_the_runtime_is_accepted(tmp_path: Path) -> None:
     folder = bot_folder(tmp_path, '["./run.sh", "--x"]')
     m = load_manifest(folder / "bot.toml")
