@@ -39,7 +39,7 @@ import sys
 import sysconfig
 import tempfile
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -339,12 +339,13 @@ def project_roots() -> list[Path]:
 # ---- building -----------------------------------------------------------------------------
 
 
-def _key(paths: Iterable[Path]) -> str:
-    """A hash of what the paths hold as ``stat`` sees it (a change makes a new image)."""
+def _key(paths: Iterable[Path], stats: Mapping[Path, os.stat_result] | None = None) -> str:
+    """A hash of what the paths hold as ``lstat`` sees it (a change makes a new image);
+    ``stats`` are their ``lstat`` results where the caller has them already."""
     h = hashlib.sha256(f"image format {FORMAT}\n".encode())
-    for p in sorted(paths):
+    for p in sorted(paths, key=str):
         try:
-            st = p.lstat()
+            st = stats[p] if stats is not None else p.lstat()
         except OSError:
             continue
         line = f"{p}\0{st.st_mode}\0{st.st_size}\0{st.st_mtime_ns}\n"
@@ -556,18 +557,6 @@ def runtime_images() -> list[Image]:
     return [base_image(), *([project] if project is not None else [])]
 
 
-def covers(path: Path) -> bool:
-    """Whether the runtime images already show the folder ``path`` (an example bot's)."""
-    path = path.resolve()
-    for image in runtime_images():
-        for root in image.roots:
-            if root.parts[1] in SYSTEM_TOPS or not (root == path or root in path.parents):
-                continue
-            if (image.path / path.relative_to("/")).is_dir():
-                return True
-    return False
-
-
 def folder_image(folder: Path) -> Image:
     """An image of a bot's folder, shown at its real path (regular files, folders, links).
 
@@ -576,17 +565,19 @@ def folder_image(folder: Path) -> Image:
             ``FOLDER_MAX_ENTRIES`` entries.
     """
     folder = folder.resolve()
-    paths: set[Path] = set()
+    stats: dict[Path, os.stat_result] = {}
     total = 0
     for p in _walk(folder):
         st = p.lstat()
         if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode) or stat.S_ISLNK(st.st_mode)):
             continue
-        paths.add(p)
+        stats[p] = st
         total += st.st_size if stat.S_ISREG(st.st_mode) else 0
-        if total > FOLDER_MAX_BYTES or len(paths) > FOLDER_MAX_ENTRIES:
+        if total > FOLDER_MAX_BYTES or len(stats) > FOLDER_MAX_ENTRIES:
             raise ImageError(
                 f"{folder}: a bot folder may hold at most {FOLDER_MAX_BYTES >> 20} MiB in "
                 f"{FOLDER_MAX_ENTRIES} entries (it is copied into memory for the sandbox)"
             )
-    return build("folder", paths, (folder,), source_root=folder, target_root=folder)
+    paths = set(stats)
+    key = _key(paths, stats)
+    return build("folder", paths, (folder,), source_root=folder, target_root=folder, key=key)

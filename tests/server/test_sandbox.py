@@ -318,3 +318,16 @@ def test_level_none_has_the_limits_but_not_the_namespaces(
     )
     assert int(lines(p.log, "memory: got ")[0].split()[2]) < 512
     assert_honest_seats_played(p, {FailureKind.CRASH})
+
+
+def test_a_bot_folder_in_the_project_is_shown_as_it_is_now() -> None:
+    """An example bot's folder is bound from its own image even though the project image
+    holds it: that copy is as old as the process, and a folder changed since (the Node bot's
+    ``npm ci`` beside a running test worker) must show as it is."""
+    from arena.server.sandbox import _bwrap_view
+
+    folder = ROOT / "example_bots" / "random"
+    args = _bwrap_view(folder, folder, ROOT / "no.sock", Limits(), [])
+    binds = {args[i + 2]: args[i + 1] for i, a in enumerate(args) if a == "--ro-bind"}
+    assert str(folder.resolve()) in binds, sorted(binds)
+    assert "/folder-" in binds[str(folder.resolve())], binds[str(folder.resolve())]
