@@ -22,10 +22,11 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import FastAPI, Header, HTTPException, Query, Request
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 from fastapi.staticfiles import StaticFiles
 
+from arena.referee.replay import to_json as replay_json
 from arena.rules import ArenaError
 from arena.tournament.live import live_path
 from arena.web.data import EventData, GameFilter, NotFound
@@ -194,6 +195,21 @@ def create_app(dbs: Sequence[Path], *, delay: str = "trick", poll_s: float = 0.5
             moments = tl.visible(since)
             step = tl.position(view, moments[min(step, len(moments) - 1)])
         return tl.view(min(step, len(tl.visible(view)) - 1), view)
+
+    @app.get("/api/replay/download")
+    def replay_download(db: int = 0, event: str | None = None, play: int = 0) -> JSONResponse:
+        """The play's record, as ``arena replay`` reads it (hidden while its board is in play)."""
+        d = pick(db)
+        name = event_name(d, event)
+        check_view("all", d, name, play)
+        record = replay_json(d.timeline(name, play).replay)
+        filename = f"{name}-play{play}.json".replace('"', "")
+        headers = {"Content-Disposition": f'attachment; filename="{filename}"'}
+        return JSONResponse(record, headers=headers)
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> FileResponse:
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
 
     @app.get("/api/compare")
     def compare_api(db: int = 0, event: str | None = None, play: int = 0) -> dict[str, Any]:

@@ -98,7 +98,9 @@ def test_replay_steps_match_the_replay_file(web: Served, page: Any) -> None:
         page.wait_for_selector(f"#where:text-matches('^step {step} ')")
         m = state_at(path, step)
         for s in range(4):
-            shown = page.locator(f".seat-{s} .cards .card").all_inner_texts()
+            shown = [
+                c.get_attribute("data-card") for c in page.locator(f".seat-{s} .hand .card").all()
+            ]
             assert shown == [card_name(c) for c in cards_of(m.hands[s])], (step, s)
         assert page.locator("#status .scores").inner_text() == (
             f"score A {m.scores[0]} : {m.scores[1]} B"
@@ -127,16 +129,16 @@ def test_spectator_view_shows_no_hidden_card(web: Served, page: Any) -> None:
         ordinal = store.plays()[0].play.ordinal
     page.goto(web.url + f"/replay?event=webtest&play={ordinal}&step=30&view=all")
     page.wait_for_selector("body[data-ready='1']")
-    assert page.locator(".seat .cards .card:not(.back)").count() > 0
+    assert page.locator(".seat .hand .card:not(.back)").count() > 0
     page.select_option("#view", "spectator")
     page.wait_for_function("document.location.search.includes('view=spectator')")
-    page.wait_for_function("document.querySelectorAll('.seat .card:not(.back)').length === 0")
+    page.wait_for_function("document.querySelectorAll('.seat .hand .card:not(.back)').length === 0")
     assert page.locator(".seat .card.back").count() > 0
     assert page.locator("#decision ul.legal").count() == 0
     page.select_option("#view", "1")
-    page.wait_for_function("document.querySelectorAll('.seat-1 .card:not(.back)').length > 0")
+    page.wait_for_function("document.querySelectorAll('.seat-1 .hand .card:not(.back)').length > 0")
     for s in (0, 2, 3):
-        assert page.locator(f".seat-{s} .card:not(.back)").count() == 0
+        assert page.locator(f".seat-{s} .hand .card:not(.back)").count() == 0
 
 
 def running_play(db: Path, proc: subprocess.Popen[bytes]) -> int:
@@ -209,7 +211,7 @@ def test_follow_a_live_table_until_its_match_ends(
                 event_page.close()
             # The live table's page saw its match to the end.
             page.wait_for_selector("body[data-ended='1']", timeout=120_000)
-            assert page.locator(".seat .card:not(.back)").count() == 0
+            assert page.locator(".seat .hand .card:not(.back)").count() == 0
             assert "Match over" in page.locator("#over").inner_text()
     finally:
         if proc.poll() is None:
