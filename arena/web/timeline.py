@@ -283,7 +283,7 @@ class Timeline:
             events = list(after.events[len(before.events) :])
         entries = observe(before, 0).entries
         for ev in events:
-            note = _note(names, ev)
+            note = event_note(names, ev)
             if note:
                 out["notes"].append(note)
             if ev.kind in (EventKind.TRICK_WON, EventKind.DRAGON_GIFT):
@@ -479,7 +479,7 @@ def _entry(e: TrickEntry) -> dict[str, Any]:
     }
 
 
-def _note(names: Sequence[str], ev: Event) -> str:
+def event_note(names: Sequence[str], ev: Event) -> str:
     """A public event worth saying aloud, or an empty string."""
     name = names[ev.seat] if 0 <= ev.seat < len(names) else ""
     k = ev.kind
