@@ -26,7 +26,6 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 from fastapi.staticfiles import StaticFiles
 
-from arena.referee.replay import to_json as replay_json
 from arena.rules import ArenaError
 from arena.tournament.live import live_path
 from arena.web.data import EventData, GameFilter, NotFound
@@ -47,8 +46,11 @@ PAGES = {
 STATIC = Path(str(resources.files("arena.web") / "static"))
 
 
-def create_app(dbs: Sequence[Path], *, delay: str = "trick", poll_s: float = 0.5) -> FastAPI:
-    """The application over these event databases.
+def create_app(
+    dbs: Sequence[Path], *, delay: str = "trick", poll_s: float = 0.5, files: Sequence[Path] = ()
+) -> FastAPI:
+    """The application over these event databases (and replay ``files``, one more database
+    after them: ``arena.web.files``).
 
     ``delay`` is the spectator delay of live tables (``trick``, ``hand`` or ``none``);
     ``poll_s`` how often streams look at the database and the live feeds.
@@ -60,6 +62,10 @@ def create_app(dbs: Sequence[Path], *, delay: str = "trick", poll_s: float = 0.5
     if delay not in DELAYS:
         raise ValueError(f"spectator delay {delay!r}: use one of {', '.join(DELAYS)}")
     data = [EventData(Path(p)) for p in dbs]
+    if files:
+        from arena.web.files import ReplayFiles
+
+        data.append(ReplayFiles(files))
     app = FastAPI(title="Tichu Arena", docs_url=None, redoc_url=None, openapi_url=None)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
@@ -197,15 +203,17 @@ def create_app(dbs: Sequence[Path], *, delay: str = "trick", poll_s: float = 0.5
         return tl.view(min(step, len(tl.visible(view)) - 1), view)
 
     @app.get("/api/replay/download")
-    def replay_download(db: int = 0, event: str | None = None, play: int = 0) -> JSONResponse:
-        """The play's record, as ``arena replay`` reads it (hidden while its board is in play)."""
+    def replay_download(db: int = 0, event: str | None = None, play: int = 0) -> FileResponse:
+        """The play's replay file, as ``arena replay`` reads it (refused while its board is
+        still being played: it holds every hand)."""
         d = pick(db)
         name = event_name(d, event)
         check_view("all", d, name, play)
-        record = replay_json(d.timeline(name, play).replay)
-        filename = f"{name}-play{play}.json".replace('"', "")
-        headers = {"Content-Disposition": f'attachment; filename="{filename}"'}
-        return JSONResponse(record, headers=headers)
+        path = d.replay_file(name, play)
+        if not path.is_file():
+            raise HTTPException(404, f"play {play}'s replay file is missing")
+        filename = "".join(c if c.isalnum() or c in "-_." else "_" for c in f"{name}-play{play}")
+        return FileResponse(path, media_type="application/json", filename=filename + ".json")
 
     @app.get("/favicon.ico", include_in_schema=False)
     def favicon() -> FileResponse:
