@@ -111,7 +111,8 @@ def table(
             )
 
     async def main() -> None:
-        serving = asyncio.ensure_future(serve_table(room, host, port, ready))
+        stop = asyncio.Event()
+        serving = asyncio.ensure_future(serve_table(room, host, port, ready, stop))
         while room.state != "over" and not serving.done():
             await asyncio.sleep(0.2)
         if room.state == "over":
@@ -121,7 +122,7 @@ def table(
             )
             if linger is not None:
                 await asyncio.sleep(linger)
-                serving.cancel()
+                stop.set()
         await asyncio.gather(serving, return_exceptions=True)
 
     try:

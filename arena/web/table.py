@@ -348,7 +348,7 @@ class TableRoom:
         await server.start()
         spec = TableSpec(
             options=s.options,
-            seed=s.seed,
+            seed=s.seed if s.seed is not None else secrets.randbits(128),
             time=TimeControl(s.decision_ms, s.bank_ms),
             policy=FailurePolicy(0, 3, 30_000, GiveUp.FALLBACK_BOT),
             names=tuple(self.names),
@@ -613,9 +613,11 @@ def create_table_app(room: TableRoom, *, poll_s: float = 20.0) -> Any:
     return app
 
 
-async def serve_table(room: TableRoom, host: str, port: int, ready: Any = None) -> None:
-    """Serves the table's pages with uvicorn on this loop, beside the referee, until the game
-    is over and every page had a moment to see it (or until interrupted)."""
+async def serve_table(
+    room: TableRoom, host: str, port: int, ready: Any = None, stop: asyncio.Event | None = None
+) -> None:
+    """Serves the table's pages with uvicorn on this loop, beside the referee, until ``stop``
+    is set (or Ctrl-C); ``ready(port)`` hears the port bound."""
     import uvicorn
 
     config = uvicorn.Config(create_table_app(room), host=host, port=port, log_level="warning")
@@ -628,7 +630,9 @@ async def serve_table(room: TableRoom, host: str, port: int, ready: Any = None) 
         await asyncio.sleep(0.05)
     if ready is not None:
         ready(server.servers[0].sockets[0].getsockname()[1])
-    try:
-        await task
-    finally:
-        server.should_exit = True
+    if stop is not None:
+        stopping = asyncio.ensure_future(stop.wait())
+        await asyncio.wait([task, stopping], return_when=asyncio.FIRST_COMPLETED)
+        stopping.cancel()
+    server.should_exit = True  # uvicorn ends its connections and returns
+    await task
