@@ -34,6 +34,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fastapi import Body, FastAPI, Request
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+
 from arena.referee import FailurePolicy, GiveUp, TimeControl
 from arena.rules import (
     PASS,
@@ -55,6 +59,7 @@ from arena.rules import (
 from arena.rules.errors import ArenaError
 from arena.server.manifest import Manifest, resolve_bot
 from arena.server.sandbox import Sandbox
+from arena.web.app import STATIC
 from arena.web.labels import play_label, rank_word
 from arena.web.timeline import event_note
 from example_bots.heuristic.bot import HeuristicBot
@@ -111,13 +116,14 @@ class Person:
         self.secret = secret
         self.ask: _Ask | None = None
         self.seen = time.monotonic()
+        self.polling = 0  # the page's requests waiting now (long polls)
         self.notice = ""
         self._lock = threading.Lock()
         self.changed: Any = None  # set by the room: tells the pages something changed
 
     def away(self, away_s: float) -> bool:
-        """Whether the person's page has not asked for ``away_s`` seconds (it was closed)."""
-        return time.monotonic() - self.seen > away_s
+        """Whether the person's page is gone: no request waiting, none for ``away_s`` seconds."""
+        return self.polling == 0 and time.monotonic() - self.seen > away_s
 
     def open(self, obs: Observation, wait_s: float) -> _Ask:
         """Asks the person a decision (from the SDK's thread)."""
@@ -198,17 +204,27 @@ class PersonBot(Bot):
             return self.stand_in.answer(obs)
         wait = min(left, s.window_s) if window else left
         ask = self.person.open(obs, wait)
+        until = time.monotonic() + wait
         try:
-            return ask.answer.result(timeout=wait)
-        except concurrent.futures.TimeoutError:
+            while True:  # in slices: a person who leaves meanwhile is noticed
+                slice_s = min(0.5, until - time.monotonic())
+                if slice_s <= 0:
+                    break
+                try:
+                    return ask.answer.result(timeout=slice_s)
+                except concurrent.futures.TimeoutError:
+                    pass
+                if s.leave == "bot" and self.person.away(s.away_s):
+                    if window:
+                        return PASS, False
+                    self.person.notice = "you were away: the stand-in bot answered for you"
+                    return self.stand_in.answer(obs)
             if window:
-                self.person.close(ask)
                 return PASS, False
-            self.person.close(ask, "your time ran out: the stand-in bot answered for you")
+            self.person.notice = "your time ran out: the stand-in bot answered for you"
             return self.stand_in.answer(obs)
         finally:
-            if self.person.ask is ask:
-                self.person.close(ask)
+            self.person.close(ask)
 
 
 class TableRoom:
@@ -491,9 +507,29 @@ def _view(obs: Observation, names: Sequence[str], results: Sequence[Any]) -> dic
         "exchange": {str(me): [card_name(c) for c in obs.given]} if obs.given else None,
         "received": {str(me): [card_name(c) for c in obs.received]} if obs.received else None,
         "collected": None,
-        "hand_end": None,
+        "hand_end": _last_result(obs, names, results),
         "played": None,
         "last": None,
+    }
+
+
+def _last_result(obs: Observation, names: Sequence[str], results: Sequence[Any]) -> Any:
+    """The previous hand's result, shown until the first play of the next hand (or at the end)."""
+    played = any(e.kind == EventKind.PLAY for e in obs.events)
+    if not results or (played and obs.phase is not Phase.MATCH_OVER):
+        return None
+    r = results[-1]
+    return {
+        "hand": len(results),
+        "out": [names[s] for s in r.out],
+        "double_victory": "AB"[r.double_victory] if r.double_victory >= 0 else None,
+        "card_points": list(r.card_points),
+        "bets": list(r.bets),
+        "score": list(r.score),
+        "total": [sum(h.score[t] for h in results) for t in (0, 1)],
+        "calls": [
+            "Grand Tichu" if r.grand[s] else "Tichu" if r.tichu[s] else None for s in range(4)
+        ],
     }
 
 
@@ -527,18 +563,12 @@ def _ask_json(ask: _Ask, names: Sequence[str]) -> dict[str, Any]:
     }
 
 
-def create_table_app(room: TableRoom, *, poll_s: float = 20.0) -> Any:
+def create_table_app(room: TableRoom, *, poll_s: float = 20.0) -> FastAPI:
     """The web app of one table: the lobby (``/``), a person's seat (``/seat``), their API.
 
     Pages long-poll (``since``: the version they have; the answer comes when something
     changed, or after ``poll_s``), so every response is a plain JSON document.
     """
-    from fastapi import Body, FastAPI, Request
-    from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
-    from fastapi.staticfiles import StaticFiles
-
-    from arena.web.app import STATIC
-
     app = FastAPI(title="Tichu Arena table", docs_url=None, redoc_url=None, openapi_url=None)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     shell = (STATIC / "page.html").read_text(encoding="utf-8")
@@ -584,10 +614,18 @@ def create_table_app(room: TableRoom, *, poll_s: float = 20.0) -> Any:
         return room.lobby()
 
     @app.get("/api/seat/state")
-    async def state_api(token: str, since: int = -1) -> dict[str, Any]:
+    async def state_api(request: Request, token: str, since: int = -1) -> dict[str, Any]:
         person = room.person(token)
-        await room.wait(since, poll_s)
-        person.seen = time.monotonic()
+        person.polling += 1  # a page waiting here is present, however long it waits
+        try:
+            until = time.monotonic() + poll_s
+            while room.version == since and time.monotonic() < until:
+                await room.wait(since, 1.0)
+                if await request.is_disconnected():  # the tab was closed
+                    break
+        finally:
+            person.polling -= 1
+            person.seen = time.monotonic()
         return room.seat_view(person)
 
     @app.post("/api/seat/answer")

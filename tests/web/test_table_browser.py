@@ -186,3 +186,67 @@ def test_a_person_plays_a_hand_against_three_bots(tmp_path: Path) -> None:
         ask = body.get("ask")
         if ask:
             assert set(CARD.findall(json.dumps(ask))) <= mine, ask
+
+
+def test_two_people_at_one_table_and_one_closes_the_tab(tmp_path: Path) -> None:
+    """Two people in two browser contexts: one sits from the lobby, the other through an
+    invite link; the second closes the tab after the Grand Tichu call and the stand-in bot
+    plays their seat (``--leave bot``) while the first plays the hand to its end."""
+    proc, base, links = start_table(
+        tmp_path, "heuristic", "--seed", str(SEED), "--hands", "1", "--window-s", "60",
+        "--away-s", "3", "--leave", "bot",
+    )  # fmt: skip
+    bodies: dict[int, list[dict[str, Any]]] = {0: [], 2: []}
+    seen = {"wish": 0, "bomb": 0, "gift": 0}
+    try:
+        with sync_api.sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+            pages = {}
+            for seat in (0, 2):
+                page = browser.new_context().new_page()
+                page.on(
+                    "response",
+                    lambda r, seat=seat: (
+                        bodies[seat].append(r.json())
+                        if "/api/seat/state" in r.url and r.ok
+                        else None
+                    ),
+                )
+                pages[seat] = page
+            ann, bob = pages[0], pages[2]
+            ann.goto(base + "/")
+            ann.locator(".lobby-seat[data-seat='0'] input").fill("Ann")
+            ann.locator("button.sit[data-seat='0']").click()
+            ann.wait_for_url("**/seat?token=*")
+            bob.goto(links[2])
+            bob.locator("#name").fill("Bob")
+            bob.get_by_role("button", name="sit down").click()
+            bob.wait_for_selector("text=Waiting for the game to start")
+            ann.get_by_role("button", name="start the game").click()
+            bob.wait_for_selector("body[data-phase='grand_tichu']", timeout=120_000)
+            bob.locator("#ask").get_by_role("button", name="no Grand Tichu").click()
+            bob.wait_for_function("(document.body.dataset.phase || '') === ''")
+            bob.context.close()  # Bob leaves: the stand-in plays seat 2 from now on
+            done: set[int] = set()
+            deadline = time.monotonic() + 600
+            while ann.evaluate("document.body.dataset.over") != "1":
+                assert time.monotonic() < deadline, "the hand did not end"
+                asks = [b["ask"] for b in bodies[0] if b.get("ask")]
+                phase = ann.evaluate("document.body.dataset.phase || ''")
+                if asks and phase and asks[-1]["number"] not in done:
+                    done.add(asks[-1]["number"])
+                    play_one(ann, asks[-1], seen)
+                ann.wait_for_timeout(100)
+            browser.close()
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=60)
+    replay = load(tmp_path / "table.json")
+    assert replay.seats[0] == "Ann" and replay.seats[2] == "Bob", out
+    assert replay.result is not None and replay.result["hands"], out
+    for seat, got in bodies.items():
+        assert got, seat
+        for body in got:
+            if body.get("view"):
+                others = [s for i, s in enumerate(body["view"]["seats"]) if i != seat]
+                assert all(s["cards"] is None for s in others), body
