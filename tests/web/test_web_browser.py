@@ -20,6 +20,7 @@ from arena.rules import Match, card_name, cards_of
 from arena.rules.notation import action_from_json
 from arena.tournament.live import live_path
 from arena.tournament.store import EventStore
+from arena.web.app import create_app, running
 
 pytestmark = pytest.mark.slow
 
@@ -188,11 +189,28 @@ def test_follow_a_live_table_until_its_match_ends(
             time.sleep(0.1)
         for url in serve([db]):
             ordinal = running_play(db, proc)
-            page.goto(url + f"/live?event=livetest&play={ordinal}")
+            page.goto(url + f"/live?event=livetest&play={ordinal}&follow=0")
             page.wait_for_selector("body[data-seen]", timeout=60_000)
             first = int(page.evaluate("document.body.dataset.seen"))
             # Events arrive while the page is open.
             page.wait_for_function(f"Number(document.body.dataset.seen) > {first}", timeout=60_000)
+            # Without a spectator delay, a trick is seen while it is played (the feed is
+            # written event by event); the page rewinds while live and follows again.
+            with running(create_app([db], delay="none", poll_s=0.1)) as open_url:
+                mid = page.context.browser.new_page(viewport={"width": 420, "height": 900})
+                try:
+                    mid.goto(open_url + f"/live?event=livetest&play={ordinal}&follow=0")
+                    mid.wait_for_function(
+                        "document.querySelector('.center .turn.top') !== null"
+                        " && document.querySelector('.center .collected') === null",
+                        timeout=120_000,
+                    )
+                    mid.get_by_role("button", name="step back").click()
+                    mid.wait_for_selector("#where:text-matches('^rewound')")
+                    mid.get_by_role("button", name="follow the newest event").click()
+                    mid.wait_for_selector("#where:text-matches('^following')")
+                finally:
+                    mid.close()
             # The event page, in a second tab, follows the running event without a reload.
             event_page = page.context.browser.new_page(viewport={"width": 1280, "height": 900})
             try:
