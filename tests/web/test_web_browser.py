@@ -125,6 +125,36 @@ def test_replay_steps_match_the_replay_file(web: Served, page: Any) -> None:
     assert page.locator("#compare .table-col").count() == 2
 
 
+def test_replay_at_420_px_steps_with_the_file_and_its_move_list(web: Served, page: Any) -> None:
+    """The narrow layout: no sideways scrolling, the board and move list in step with the file."""
+    with EventStore(web.db, create=False) as store:
+        play = store.plays()[0]
+        path = store.resolve_replay(str(play.replay_path))
+    page.set_viewport_size({"width": 420, "height": 900})
+    try:
+        page.goto(web.url + f"/replay?event=webtest&play={play.play.ordinal}&step=0&view=all")
+        page.wait_for_selector("body[data-ready='1']")
+        for step in range(1, 25):
+            page.get_by_role("button", name="step forward").click()
+            page.wait_for_function(f"document.getElementById('stepno').value === '{step}'")
+            page.wait_for_selector(f"#where:text-matches('^step {step} ')")
+            m = state_at(path, step)
+            for s in range(4):
+                shown = [
+                    c.get_attribute("data-card")
+                    for c in page.locator(f".seat-{s} .hand .card").all()
+                ]
+                assert shown == [card_name(c) for c in cards_of(m.hands[s])], (step, s)
+            assert page.locator("#movelist li.here").get_attribute("data-step") == str(step)
+            assert page.evaluate("document.documentElement.scrollWidth") <= 420, step
+        # A row of the move list jumps there; the hand list follows the step.
+        page.locator("#movelist li[data-step='5'] button").click()
+        page.wait_for_function("document.getElementById('stepno').value === '5'")
+        assert page.locator("#hand").input_value() == "0"
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
+
+
 def test_spectator_view_shows_no_hidden_card(web: Served, page: Any) -> None:
     with EventStore(web.db, create=False) as store:
         ordinal = store.plays()[0].play.ordinal
