@@ -52,6 +52,9 @@ def table(
     away_s: Annotated[
         float, typer.Option(min=1, help="Seconds without the page before a person has left.")
     ] = 20,
+    delay: Annotated[
+        str, typer.Option(help="Spectator delay of the table's /live page: trick, hand or none.")
+    ] = "trick",
     port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on.")] = 8100,
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     out: Annotated[
@@ -93,6 +96,7 @@ def table(
             away_s=away_s,
             leave=leave,
             seed=seed,
+            delay=delay,
         )
         room = TableRoom(names, settings, out, sandbox)
         host_seat = room.sit(0, sit) if sit is not None else None
@@ -103,6 +107,7 @@ def table(
     def ready(bound: int) -> None:
         base = f"http://{host}:{bound}"
         console.print(f"table open: {base}/ (the lobby; Ctrl-C stops)", highlight=False)
+        console.print(f"  spectators: {base}/live (delay: {delay})", highlight=False)
         for s in range(4):
             who = "you" if host_seat is not None and host_seat.seat == s else "invite"
             console.print(

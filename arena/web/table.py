@@ -13,6 +13,9 @@ Hidden information: a person's page asks ``/api/seat/state`` with its seat's sec
 its own pending decision; no other seat's card is ever in it. A bomb window offered to another
 seat is shown as the ordinary turn, as the replay viewer does.
 
+Spectators (``/live``, linked from the lobby) see the table's public events under the spectator
+delay (``delay``: ``trick`` by default, as ``arena web``), drawn by the live page.
+
 Clock: people get ``decision_ms`` per decision and a bank per hand (much longer than a bot's);
 a bomb window waits ``window_s`` for the person's bomb, then passes. A person whose page has not
 asked for ``away_s`` seconds has left: with ``leave="bot"`` a stand-in bot answers for them
@@ -29,13 +32,14 @@ import itertools
 import secrets
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import Body, FastAPI, Request
+from fastapi import Body, FastAPI, Header, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
+from fastapi.sse import EventSourceResponse, ServerSentEvent
 from fastapi.staticfiles import StaticFiles
 
 from arena.referee import FailurePolicy, GiveUp, TimeControl
@@ -59,8 +63,10 @@ from arena.rules import (
 from arena.rules.errors import ArenaError
 from arena.server.manifest import Manifest, resolve_bot
 from arena.server.sandbox import Sandbox
-from arena.web.app import STATIC
+from arena.tournament.live import event_json
+from arena.web.app import STATIC, _last_id
 from arena.web.labels import play_label, rank_word
+from arena.web.live import DELAYS, PublicTable, visible_count
 from arena.web.timeline import event_note
 from example_bots.heuristic.bot import HeuristicBot
 from sdk.bot import Bot
@@ -87,8 +93,11 @@ class TableSettings:
     away_s: float = 20.0
     leave: str = "bot"
     seed: int | None = None
+    delay: str = "trick"
 
     def __post_init__(self) -> None:
+        if self.delay not in DELAYS:
+            raise ValueError(f"spectator delay {self.delay!r}: use one of {', '.join(DELAYS)}")
         if self.leave not in LEAVE_RULES:
             raise ValueError(f"leave rule {self.leave!r}: use one of {', '.join(LEAVE_RULES)}")
 
@@ -254,6 +263,7 @@ class TableRoom:
         self.error = ""
         self.table: Any = None
         self.notes: list[dict[str, Any]] = []
+        self.feed: list[dict[str, Any]] = []  # the public events, as a live feed's lines
         self.version = 0
         self._changed = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -416,6 +426,8 @@ class TableRoom:
 
     def _watch(self, ev: Any) -> None:
         """A published table event: a public note for every page (``only_seat`` kept)."""
+        if ev.only_seat < 0:
+            self.feed.append(event_json(ev))
         if ev.event is not None:
             note = event_note(self.names, ev.event)
             if note:
@@ -577,13 +589,40 @@ def create_table_app(room: TableRoom, *, poll_s: float = 20.0) -> FastAPI:
     async def bind() -> None:
         room.bind(asyncio.get_running_loop())
 
-    for page, title in (("lobby", "Table"), ("seat", "Your seat")):
+    for page, title in (("lobby", "Table"), ("seat", "Your seat"), ("live", "Watch the table")):
         html = shell.replace("{title}", title).replace("{page}", page)
 
         async def serve(html: str = html) -> HTMLResponse:
             return HTMLResponse(html)
 
         app.get("/" if page == "lobby" else f"/{page}", include_in_schema=False)(serve)
+
+    @app.get("/api/live/stream", response_class=EventSourceResponse)
+    async def watch(
+        last_event_id: Annotated[str | None, Header()] = None,
+    ) -> AsyncIterator[ServerSentEvent]:
+        """Spectators: the table's public events under the spectator delay (``/live``)."""
+        header: dict[str, Any] = {"type": "header", "round": "-", "table": "table"}
+        header |= {"board": "-", "rotation": "-", "seats": room.names}
+        sent = _last_id(last_event_id, 0)
+        while True:
+            since = room.version
+            events = list(room.feed)
+            shown = visible_count(events, room.settings.delay)
+            table = PublicTable(header)
+            for i, ev in enumerate(events[:shown], 1):
+                table.apply(ev)
+                if i > sent:
+                    sent = i
+                    data = {"event": ev, "view": table.view(), "header": header}
+                    yield ServerSentEvent(data=data, event="table", id=str(i))
+            if room.state == "over":
+                view = table.view()
+                if not view["over"]:
+                    view = {**view, "termination": room.error or "stopped"}
+                yield ServerSentEvent(data={"view": view}, event="end", id=str(sent))
+                return
+            await room.wait(since, 5.0)
 
     @app.get("/favicon.ico", include_in_schema=False)
     async def favicon() -> FileResponse:

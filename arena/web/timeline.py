@@ -281,7 +281,11 @@ class Timeline:
             }
         else:
             events = list(after.events[len(before.events) :])
-        entries = observe(before, 0).entries
+        entries = list(observe(before, 0).entries)
+        seat, action = self.actions[step - 1]
+        if isinstance(action, Play) and before.phase in (Phase.PLAY, Phase.BOMB_WINDOW):
+            # the turn that ended the trick (its last pass, or the hand's last card) with it
+            entries.append(TrickEntry(seat, action, before.phase is Phase.BOMB_WINDOW))
         for ev in events:
             note = event_note(names, ev)
             if note:

@@ -122,7 +122,7 @@ def hand_cards(replay_path: Path, seat: int) -> tuple[set[str], dict[int, set[st
 
 
 def test_a_person_plays_a_hand_against_three_bots(tmp_path: Path) -> None:
-    proc, _base, links = start_table(
+    proc, base, links = start_table(
         tmp_path, "--sit", "Ann", "--seed", str(SEED), "--hands", "1", "--window-s", "60"
     )
     bodies: list[dict[str, Any]] = []
@@ -140,6 +140,10 @@ def test_a_person_plays_a_hand_against_three_bots(tmp_path: Path) -> None:
             page.on("response", keep)
             page.goto(links[0])
             page.get_by_role("button", name="start the game").click()
+            # A spectator watches from the lobby's link (public events, trick delay).
+            watcher = browser.new_context().new_page()
+            watcher.goto(base + "/")
+            watcher.get_by_role("link", name="watch the table").click()
             done: set[int] = set()
             deadline = time.monotonic() + 600
             while time.monotonic() < deadline:
@@ -159,6 +163,10 @@ def test_a_person_plays_a_hand_against_three_bots(tmp_path: Path) -> None:
                 play_one(page, ask, seen)
             assert page.evaluate("document.body.dataset.over") == "1", "the hand did not end"
             assert "Game over" in page.locator("#over").inner_text()
+            watcher.wait_for_selector("body[data-ended='1']", timeout=120_000)
+            assert int(watcher.evaluate("document.body.dataset.seen")) > 20
+            assert watcher.locator(".hand .card:not(.back)").count() == 0
+            assert "Match over" in watcher.locator("#over").inner_text()
             browser.close()
     finally:
         proc.terminate()

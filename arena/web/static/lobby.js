@@ -24,6 +24,7 @@ function renderLobby(main, l) {
     l.error ? el("p", {class: "error", text: l.error}) : null,
     el("p", {class: "error-line", id: "problem", role: "alert"}),
     el("div", {class: "lobby"}, ...rows),
+    el("p", {}, el("a", {href: "/live"}, "watch the table"), " (spectators: public cards only, after the organiser's delay)"),
     l.replay ? el("p", {}, "Record: " + l.replay + " ", el("a", {href: "/api/record", download: ""}, "download")) : null);
 }
 (async () => {
