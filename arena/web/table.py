@@ -44,6 +44,7 @@ from fastapi.staticfiles import StaticFiles
 
 from arena.referee import FailurePolicy, GiveUp, TimeControl
 from arena.rules import (
+    DOG_BIT,
     PASS,
     Action,
     EventKind,
@@ -518,11 +519,21 @@ def _view(obs: Observation, names: Sequence[str], results: Sequence[Any]) -> dic
         "hand_scores": [list(r.score) for r in results],
         "exchange": {str(me): [card_name(c) for c in obs.given]} if obs.given else None,
         "received": {str(me): [card_name(c) for c in obs.received]} if obs.received else None,
-        "collected": None,
+        "collected": _collected(obs),
         "hand_end": _last_result(obs, names, results),
         "played": None,
         "last": None,
     }
+
+
+def _collected(obs: Observation) -> dict[str, Any] | None:
+    """The trick just taken (by whom, for how many points, given to whom), until the next play."""
+    taken = (EventKind.TRICK_WON, EventKind.DRAGON_GIFT)
+    last = next((e for e in reversed(obs.events) if e.kind != EventKind.OUT), None)
+    if obs.trick or last is None or last.kind not in taken or last.cards == DOG_BIT:
+        return None  # (the Dog's "trick" only passes the lead)
+    to = last.value if last.kind == EventKind.DRAGON_GIFT else last.seat
+    return {"seat": last.seat, "to": to, "points": last.points, "entries": []}
 
 
 def _last_result(obs: Observation, names: Sequence[str], results: Sequence[Any]) -> Any:

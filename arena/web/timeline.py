@@ -29,6 +29,7 @@ from typing import Any
 
 from arena.referee.replay import Replay, ReplayError, load
 from arena.rules import (
+    DOG_BIT,
     PASS,
     Action,
     CallTichu,
@@ -287,6 +288,9 @@ class Timeline:
             # the turn that ended the trick (its last pass, or the hand's last card) with it
             entries.append(TrickEntry(seat, action, before.phase is Phase.BOMB_WINDOW))
         for ev in events:
+            if ev.kind == EventKind.TRICK_WON and ev.cards == DOG_BIT:
+                out["notes"].append(f"the Dog passes the lead to {_next_name(after, names)}")
+                continue
             note = event_note(names, ev)
             if note:
                 out["notes"].append(note)
@@ -470,6 +474,11 @@ class Timeline:
             for i, (s, a) in enumerate(self.actions)
             if i not in self.silent
         ]
+
+
+def _next_name(m: Match, names: Sequence[str]) -> str:
+    """Who is to play now (after the Dog: the partner, or the next seat still in)."""
+    return names[m.seat] if 0 <= m.seat < len(names) else "the next seat"
 
 
 def _entry(e: TrickEntry) -> dict[str, Any]:
