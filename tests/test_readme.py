@@ -114,6 +114,10 @@ COMMANDS: dict[str, Run | Skip] = {
         "a port the system chose for the default 8000: tests never take a fixed port",
         serves="http",
     ),
+    "arena table --sit You": Skip(
+        "serves a table until stopped, waiting for a person: tests/journeys/test_journey_table.py"
+        " plays a hand at it in Chromium"
+    ),
     "dask scheduler --port 8786 --no-dashboard": Skip("serves until stopped, on a fixed port"),
     "dask worker tcp://SCHEDULER:8786 --nthreads 1 --nworkers 2": Skip(
         "SCHEDULER is the user's scheduler host"

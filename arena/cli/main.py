@@ -16,6 +16,7 @@ from arena.cli.leaderboard import leaderboard
 from arena.cli.play import play
 from arena.cli.ratings import ratings
 from arena.cli.serve import serve
+from arena.cli.table import table
 from arena.cli.web import web
 
 app = typer.Typer(
@@ -33,6 +34,7 @@ app.command("ladder")(ladder)
 app.command("play")(play)
 app.command("serve")(serve)
 app.command("web")(web)
+app.command("table")(table)
 app.command("gate", cls=GateCommand)(gate)
 app.command("new-bot")(new_bot_command)
 app.command("check-bot")(check_bot_command)

@@ -1,4 +1,4 @@
-"""``arena web``: the viewer over event databases (needs the ``web`` extra)."""
+"""``arena web``: the viewer over event databases and replay files (needs the ``web`` extra)."""
 
 from __future__ import annotations
 
@@ -14,10 +14,19 @@ console = make_console(stderr=True)
 
 
 def web(
+    replays: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            exists=True,
+            dir_okay=False,
+            help="Replay files to open (from arena play or arena table).",
+            show_default=False,
+        ),
+    ] = None,
     db: Annotated[
-        list[Path],
+        list[Path] | None,
         typer.Option(exists=True, dir_okay=False, help="An event database (repeat for more)."),
-    ],
+    ] = None,
     port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8000,
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     delay: Annotated[
@@ -25,6 +34,9 @@ def web(
     ] = "trick",
 ) -> None:
     """Serve the event pages, game lists, replay viewer and live tables in the browser."""
+    if not db and not replays:
+        console.print("[red]error[/red]: give replay files, or event databases with --db")
+        raise typer.Exit(2)
     try:
         import uvicorn
 
@@ -38,11 +50,12 @@ def web(
     from arena.rules import ArenaError
 
     try:
-        app = create_app(db, delay=delay)
+        app = create_app(db or [], delay=delay, files=replays or [])
     except (ArenaError, ValueError) as e:
         console.print(f"[red]error[/red]: {escape(str(e))}", soft_wrap=True)
         raise typer.Exit(2) from None
     config = uvicorn.Config(app, host=host, port=port, log_level="warning")
     server = uvicorn.Server(config)
-    console.print(f"serving {len(db)} database(s); open http://{host}:{port}/ (Ctrl-C stops)")
+    what = f"{len(db or [])} database(s), {len(replays or [])} replay file(s)"
+    console.print(f"serving {what}; open http://{host}:{port}/ (Ctrl-C stops)")
     server.run()

@@ -212,7 +212,7 @@ async def _watch(
 async def play_table(
     server: ArenaServer,
     spec: TableSpec,
-    manifests: Sequence[Manifest],
+    manifests: Sequence[Manifest | None],
     *,
     log_dir: Path | None = None,
     restarts: int = 0,
@@ -226,6 +226,9 @@ async def play_table(
     writable: Sequence[Path] = (),
 ) -> tuple[Table, list[MatchRecord]]:
     """Creates a table, starts a bot process per seat, and plays the table's matches.
+
+    A seat whose manifest is ``None`` gets no process: someone else joins it with its token
+    (a person's client, ``arena table``); its log file stays empty.
 
     ``on_exit(seat, code)`` hears about every early exit. ``extra_env(table)[seat]`` adds
     to a seat's environment (tests use it); ``on_table(table)`` hears of the table as soon
@@ -243,20 +246,22 @@ async def play_table(
         raise ValueError("the server has no Unix socket for sandboxed bots (not started?)")
     if sandbox is None:
         sandbox = require_sandbox()
-    seat_limits = [m.limits.capped(limits) if limits else m.limits for m in manifests]
+    seat_limits = [
+        None if m is None else m.limits.capped(limits) if limits else m.limits for m in manifests
+    ]
     spec = replace(
         spec,
         meta={
             **spec.meta,
             "sandbox": {
                 **sandbox.describe(),
-                "limits": [lim.model_dump() for lim in seat_limits],
+                "limits": [None if lim is None else lim.model_dump() for lim in seat_limits],
             },
         },
     )
     # A table waits for its slowest bot, and at least ``spec.startup_timeout_s``: many bots
     # starting at once take longer than one alone.
-    timeout = max(m.startup_timeout_s for m in manifests)
+    timeout = max((m.startup_timeout_s for m in manifests if m is not None), default=0.0)
     if timeout > spec.startup_timeout_s:
         spec = replace(spec, startup_timeout_s=timeout)
     table = server.create_table(spec)
@@ -265,9 +270,12 @@ async def play_table(
         on_table(table)
     if watch is not None:
         table.watchers.append(watch)
-    bots = []
+    bots: list[BotProcess | None] = []
     extra = extra_env(table) if extra_env is not None else [{}, {}, {}, {}]
     for seat, m in enumerate(manifests):
+        if m is None:
+            bots.append(None)
+            continue
         env = {
             ENV_TOKEN: table.tokens[seat],
             ENV_SEED: str(spec.seat_seed(1, seat)),
@@ -286,15 +294,20 @@ async def play_table(
         bots.append(bot)
         table.manage(seat)
     if log_dir is not None:
-        table.logs = [bot.log for bot in bots if bot.log is not None]
-        table.logged = [bot for bot in bots if bot.log is not None]
+        table.logs = [
+            seat_log(log_dir, s, "person") if m is None else seat_log(log_dir, s, m.name)
+            for s, m in enumerate(manifests)
+        ]
+        table.logged = [_NO_LOG if proc is None else proc for proc in bots]
     watchers: list[asyncio.Task[None]] = []
     try:
-        for seat, bot in enumerate(bots):
-            await bot.start()
+        for seat, proc in enumerate(bots):
+            if proc is None:
+                continue
+            await proc.start()
             watchers.append(
                 asyncio.ensure_future(
-                    _watch(table, seat, bot, restarts, on_exit or (lambda s, c: None))
+                    _watch(table, seat, proc, restarts, on_exit or (lambda s, c: None))
                 )
             )
         records = await table.wait()
@@ -306,9 +319,22 @@ async def play_table(
         # A seat given up is sent nothing more: its process gets no time to end on its own.
         given_up = {seat for record in table.records for seat in record.outcome.given_up}
         await asyncio.gather(
-            *(bot.stop(0.0 if seat in given_up else 5.0) for seat, bot in enumerate(bots))
+            *(
+                proc.stop(0.0 if seat in given_up else 5.0)
+                for seat, proc in enumerate(bots)
+                if proc is not None
+            )
         )
     return table, records
+
+
+class _NoLog:
+    """A seat without a process (a person's): no output to measure."""
+
+    logged = -1
+
+
+_NO_LOG = _NoLog()
 
 
 def seat_log(log_dir: Path, seat: int, name: str) -> Path:

@@ -9,9 +9,9 @@ tails these files to show live tables (docs/web.md).
 Layout: ``<db>.live/<event>/<ordinal>.jsonl`` (folders and files readable by their owner
 alone), the first line a ``header`` (the play's round,
 table, board, rotation and seat names), then one line per table event in ``seq`` order, the
-last a ``match_end``. The file is flushed when a trick is collected and when a hand or the
-match ends: a spectator sees no more (the default delay) and the runner pays one write per
-trick, not one per event.
+last a ``match_end``. The file is flushed after every event, so a live table (with the
+spectator delay ``none``) moves play by play; one small write per event is a few
+microseconds beside a decision's round trip.
 """
 
 from __future__ import annotations
@@ -43,7 +43,6 @@ _TYPES = {
     EventKind.OUT: "player_out",
     EventKind.HAND_END: "hand_end",
 }
-_FLUSH = frozenset({EventKind.TRICK_WON, EventKind.DRAGON_GIFT, EventKind.HAND_END})
 
 
 def live_dir(db: Path) -> Path:
@@ -123,7 +122,7 @@ class LiveFeed:
         if ev.event is None and ev.outcome is not None:  # the match's end
             self.close()
             self._k += 1
-        elif ev.event is not None and ev.event.kind in _FLUSH:
+        else:
             self._file.flush()
 
     def _open(self, play: PlannedPlay) -> None:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import FastAPI, Header, HTTPException, Query, Request
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 from fastapi.staticfiles import StaticFiles
 
@@ -46,8 +46,11 @@ PAGES = {
 STATIC = Path(str(resources.files("arena.web") / "static"))
 
 
-def create_app(dbs: Sequence[Path], *, delay: str = "trick", poll_s: float = 0.5) -> FastAPI:
-    """The application over these event databases.
+def create_app(
+    dbs: Sequence[Path], *, delay: str = "trick", poll_s: float = 0.5, files: Sequence[Path] = ()
+) -> FastAPI:
+    """The application over these event databases (and replay ``files``, one more database
+    after them: ``arena.web.files``).
 
     ``delay`` is the spectator delay of live tables (``trick``, ``hand`` or ``none``);
     ``poll_s`` how often streams look at the database and the live feeds.
@@ -59,6 +62,10 @@ def create_app(dbs: Sequence[Path], *, delay: str = "trick", poll_s: float = 0.5
     if delay not in DELAYS:
         raise ValueError(f"spectator delay {delay!r}: use one of {', '.join(DELAYS)}")
     data = [EventData(Path(p)) for p in dbs]
+    if files:
+        from arena.web.files import ReplayFiles
+
+        data.append(ReplayFiles(files))
     app = FastAPI(title="Tichu Arena", docs_url=None, redoc_url=None, openapi_url=None)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
@@ -194,6 +201,23 @@ def create_app(dbs: Sequence[Path], *, delay: str = "trick", poll_s: float = 0.5
             moments = tl.visible(since)
             step = tl.position(view, moments[min(step, len(moments) - 1)])
         return tl.view(min(step, len(tl.visible(view)) - 1), view)
+
+    @app.get("/api/replay/download")
+    def replay_download(db: int = 0, event: str | None = None, play: int = 0) -> FileResponse:
+        """The play's replay file, as ``arena replay`` reads it (refused while its board is
+        still being played: it holds every hand)."""
+        d = pick(db)
+        name = event_name(d, event)
+        check_view("all", d, name, play)
+        path = d.replay_file(name, play)
+        if not path.is_file():
+            raise HTTPException(404, f"play {play}'s replay file is missing")
+        filename = "".join(c if c.isalnum() or c in "-_." else "_" for c in f"{name}-play{play}")
+        return FileResponse(path, media_type="application/json", filename=filename + ".json")
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> FileResponse:
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
 
     @app.get("/api/compare")
     def compare_api(db: int = 0, event: str | None = None, play: int = 0) -> dict[str, Any]:

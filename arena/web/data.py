@@ -385,6 +385,18 @@ class EventData:
                 self._timelines.popitem(last=False)
         return timeline
 
+    def replay_file(self, event: str, ordinal: int) -> Path:
+        """The replay file of one recorded play (what the viewer's download link sends).
+
+        Raises:
+            NotFound: No recorded play with this number.
+        """
+        with self.store() as store:
+            play = next((p for p in store.plays(event) if p.play.ordinal == ordinal), None)
+        if play is None or play.replay_path is None:
+            raise NotFound(f"event {event!r} has no recorded play {ordinal}")
+        return self._resolve(play.replay_path)
+
     def board_in_play(self, event: str, ordinal: int) -> bool:
         """Whether a play of the same board as play ``ordinal`` is not recorded yet: its
         other rotations deal the same cards, so no hand of the board may be shown."""

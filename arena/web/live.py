@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.rules.combos import rank_name
+from arena.web.labels import play_text_label
 
 __all__ = ["DELAYS", "PublicTable", "read_feed", "visible_count"]
 
@@ -66,6 +67,8 @@ class PublicTable:
         self.termination: str | None = None
         self._new_hand()
         self.last: dict[str, Any] | None = None
+        self.collected: dict[str, Any] | None = None
+        self.played: dict[str, Any] | None = None
         self.step = 0
 
     def _new_hand(self) -> None:
@@ -75,6 +78,7 @@ class PublicTable:
         self.out: list[int] = []
         self.won = [0, 0, 0, 0]
         self.trick: list[dict[str, Any]] = []
+        self.entries: list[dict[str, Any]] = []  # the running trick turn by turn
         self.wish: str | None = None
         self.tricks = 0
 
@@ -84,6 +88,8 @@ class PublicTable:
         seat = ev.get("seat", -1)
         name = self.names[seat] if 0 <= seat < len(self.names) else ""
         text = ""
+        self.collected = None
+        self.played = None
         if t == "hand_started":
             self.hand = ev["hand"]
             self._new_hand()
@@ -99,12 +105,17 @@ class PublicTable:
         elif t == "played":
             play = ev["play"]
             self.counts[seat] -= len(play.split())
+            label = play_text_label(play)
+            turn = {"seat": seat, "play": play, "label": label, "bomb": label.startswith("bomb")}
+            self.played = turn
             if play == "Dg":
-                text = f"{name}: dog"
+                text = f"{name}: the Dog"
             else:
-                self.trick.append({"seat": seat, "play": play, "combo": ev.get("combo", play)})
-                text = f"{name}: {ev.get('combo', play)}"
+                self.trick.append({**turn, "combo": ev.get("combo", play)})
+                self.entries.append({**turn, "out_of_turn": bool(ev.get("out_of_turn"))})
+                text = f"{name}: {label}"
         elif t == "passed":
+            self.entries.append({"seat": seat, "play": "pass", "label": "pass", "bomb": False})
             text = f"{name}: pass"
         elif t == "wish_made":
             rank = ev.get("value", 0)
@@ -115,14 +126,18 @@ class PublicTable:
             text = f"{name} fulfils the wish"
         elif t == "trick_won":
             self.won[seat] += ev.get("points", 0)
-            self.trick = []
+            self.collected = {"seat": seat, "to": seat, "points": ev.get("points", 0)}
+            self.collected["entries"] = self.entries
+            self.trick, self.entries = [], []
             self.tricks += 1
             text = f"{name} takes the trick ({ev.get('points', 0)} points)"
         elif t == "dragon_given":
             to = ev.get("to", -1)
             if 0 <= to < 4:
                 self.won[to] += ev.get("points", 0)
-            self.trick = []
+            self.collected = {"seat": seat, "to": to, "points": ev.get("points", 0)}
+            self.collected["entries"] = self.entries
+            self.trick, self.entries = [], []
             self.tricks += 1
             text = f"{name} gives the Dragon trick to {self.names[to] if 0 <= to < 4 else to}"
         elif t == "player_out":
@@ -168,6 +183,9 @@ class PublicTable:
                 for s in range(4)
             ],
             "trick": self.trick,
+            "entries": self.entries,
+            "collected": self.collected,
+            "played": self.played,
             "wish": self.wish,
             "scores": self.scores,
             "hand_scores": self.hand_scores,

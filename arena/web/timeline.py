@@ -29,9 +29,11 @@ from typing import Any
 
 from arena.referee.replay import Replay, ReplayError, load
 from arena.rules import (
+    DOG_BIT,
     PASS,
     Action,
     CallTichu,
+    Event,
     EventKind,
     Exchange,
     Gift,
@@ -47,6 +49,8 @@ from arena.rules import (
 )
 from arena.rules.combos import rank_name
 from arena.rules.notation import action_from_json, action_to_json
+from arena.rules.observe import TrickEntry
+from arena.web.labels import play_label, rank_word
 
 __all__ = ["PERSPECTIVES", "Timeline", "action_text", "load_timeline"]
 
@@ -61,10 +65,10 @@ def _cards(mask: int) -> list[str]:
     return [card_name(c) for c in cards_of(mask)]
 
 
-def action_text(seat_name: str, action: Action, public: bool) -> str:
+def action_text(seat_name: str, action: Action, public: bool, names: Sequence[str] = ()) -> str:
     """Describes an action; ``public`` hides what only its seat knows (the passed cards)."""
     if isinstance(action, Play):
-        return f"{seat_name}: {action.describe()}" if action.cards else f"{seat_name}: pass"
+        return f"{seat_name}: {_legal_text(action)}" if action.cards else f"{seat_name}: pass"
     if isinstance(action, CallTichu):
         return f"{seat_name} calls Tichu"
     if isinstance(action, GrandTichu):
@@ -76,9 +80,10 @@ def action_text(seat_name: str, action: Action, public: bool) -> str:
             return f"{seat_name} passes three cards"
         return f"{seat_name} passes {action}"
     if isinstance(action, Wish):
-        return f"{seat_name} wishes {rank_name(action.rank) if action.rank else 'nothing'}"
+        return f"{seat_name} wishes {rank_word(action.rank) if action.rank else 'nothing'}"
     if isinstance(action, Gift):
-        return f"{seat_name} gives the Dragon trick to seat {action.to}"
+        to = names[action.to] if action.to < len(names) else f"seat {action.to}"
+        return f"{seat_name} gives the Dragon trick to {to}"
     return f"{seat_name}: {action}"
 
 
@@ -217,7 +222,91 @@ class Timeline:
             "result": r.result,
             "termination": r.meta.get("termination"),
             "failures": self.failures_for(who),
+            "moves": self.moves(who),
         }
+
+    def moves(self, who: str) -> list[dict[str, Any]]:
+        """The move list in ``who``'s count: each visible step's action and what followed it
+        (a trick taken, a wish fulfilled, a seat out, the hand's end)."""
+        own = int(who) if who.isdigit() else -1
+        out: list[dict[str, Any]] = []
+        for number, step in enumerate(self.visible(who)):
+            if step == 0:
+                continue
+            seat, action = self.actions[step - 1]
+            full = who == "all" or seat == own
+            before = self.states[step - 1]
+            if not full and before.phase is Phase.BOMB_WINDOW and action == PASS:
+                seat, text = -1, "the trick is collected"
+            else:
+                text = action_text(self.replay.seats[seat], action, not full, self.replay.seats)
+            out.append(
+                {
+                    "step": number,
+                    "seat": seat,
+                    "hand": before.hand_no + 1,
+                    "text": text,
+                    "notes": self.moment(step)["notes"],
+                }
+            )
+        return out
+
+    def moment(self, step: int) -> dict[str, Any]:
+        """What step ``step``'s action made happen, in public: notes, a trick taken (by whom,
+        for how many points, given to whom), the hand's end with its result."""
+        names = self.replay.seats
+        out: dict[str, Any] = {"notes": [], "collected": None, "hand_end": None}
+        if step == 0:
+            return out
+        before, after = self.states[step - 1], self.states[step]
+        if after.hand_no != before.hand_no or (
+            after.phase is Phase.MATCH_OVER and before.phase is not Phase.MATCH_OVER
+        ):
+            events = list(after.log[before.hand_no][len(before.events) :])
+            r = after.hand_results[before.hand_no]
+            out["hand_end"] = {
+                "hand": before.hand_no + 1,
+                "out": [names[s] for s in r.out],
+                "double_victory": "AB"[r.double_victory] if r.double_victory >= 0 else None,
+                "card_points": list(r.card_points),
+                "bets": list(r.bets),
+                "score": list(r.score),
+                "total": [
+                    sum(h.score[t] for h in after.hand_results[: before.hand_no + 1])
+                    for t in (0, 1)
+                ],
+                "calls": [
+                    ("Grand Tichu" if r.grand[s] else "Tichu" if r.tichu[s] else None)
+                    for s in range(4)
+                ],
+            }
+        else:
+            events = list(after.events[len(before.events) :])
+        entries = list(observe(before, 0).entries)
+        seat, action = self.actions[step - 1]
+        if isinstance(action, Play) and before.phase in (Phase.PLAY, Phase.BOMB_WINDOW):
+            # the turn that ended the trick (its last pass, or the hand's last card) with it
+            entries.append(TrickEntry(seat, action, before.phase is Phase.BOMB_WINDOW))
+        for ev in events:
+            if ev.kind == EventKind.TRICK_WON and ev.cards == DOG_BIT:
+                out["notes"].append(f"the Dog passes the lead to {_next_name(after, names)}")
+                continue
+            note = event_note(names, ev)
+            if note:
+                out["notes"].append(note)
+            if ev.kind in (EventKind.TRICK_WON, EventKind.DRAGON_GIFT):
+                dragon = ev.kind == EventKind.DRAGON_GIFT
+                out["collected"] = {
+                    "seat": ev.seat,
+                    "to": ev.value if dragon else ev.seat,
+                    "points": ev.points,
+                    "entries": [_entry(e) for e in entries],
+                }
+        if out["hand_end"] is not None:
+            h = out["hand_end"]
+            a, b = h["score"]
+            out["notes"].append(f"hand {h['hand']} over: A {a:+d}, B {b:+d}")
+        return out
 
     def view(self, number: int, who: str) -> dict[str, Any]:
         """Step ``number`` of ``who``'s count as ``who`` may see it (see the module docstring)."""
@@ -267,13 +356,19 @@ class Timeline:
             "to_act": to_act,
             "seats": seats,
             "trick": [
-                {"seat": s, "play": str(p), "combo": p.describe()} for s, p in (m.trick or [])
+                {"seat": s, "play": str(p), "combo": p.describe(), "label": play_label(p)}
+                for s, p in (m.trick or [])
             ],
+            # the running trick turn by turn, passes included: each seat's last turn
+            "entries": [_entry(e) for e in obs.entries],
             "wish": rank_name(m.wish) if m.wish else None,
             "scores": list(m.scores),
             "hand_scores": [list(r.score) for r in m.hand_results],
             "exchange": self._exchange(m, who, seat_view),
+            "received": self._received(m, who, seat_view),
+            **self.moment(step),
             "last": None,
+            "played": None,
             "decision": None,
         }
         if step > 0:
@@ -284,7 +379,12 @@ class Timeline:
                 # A decline that ended the window: the public sees only its consequence.
                 view["last"] = {"seat": -1, "text": "the trick is collected"}
             else:
-                view["last"] = {"seat": seat, "text": action_text(name, action, not full)}
+                view["last"] = {
+                    "seat": seat,
+                    "text": action_text(name, action, not full, names),
+                }
+                if isinstance(action, Play) and action.cards:
+                    view["played"] = {"seat": seat, **_entry(TrickEntry(seat, action))}
                 view["decision"] = self._decision(step - 1, seat, action, full, who)
         return view
 
@@ -298,6 +398,16 @@ class Timeline:
             out[str(s)] = [card_name(c) for c in given]
         return out or None
 
+    def _received(self, m: Match, who: str, seat_view: int) -> dict[str, Any] | None:
+        """The cards a perspective's seats received, by giver (previous, partner, next)."""
+        out: dict[str, Any] = {}
+        for s in range(4):
+            if who == "all" or s == seat_view:
+                got = observe(m, s).received
+                if got:
+                    out[str(s)] = [card_name(c) for c in got]
+        return out or None
+
     def _decision(
         self, index: int, seat: int, action: Action, full: bool, who: str
     ) -> dict[str, Any]:
@@ -309,7 +419,7 @@ class Timeline:
         out: dict[str, Any] = {
             "seat": seat,
             "phase": before.phase.name.lower(),
-            "chosen": action_text(self.replay.seats[seat], action, not full),
+            "chosen": action_text(self.replay.seats[seat], action, not full, self.replay.seats),
             # Whether the seat was asked (and how long it thought) tells which answers were
             # forced, so what it held: its own and the all-cards view alone see it.
             "asked": (think is not None) if full else None,
@@ -356,7 +466,7 @@ class Timeline:
                 "step": number[i + 1],  # in the spectator's count
                 "seat": s,
                 "key": _public_key(a),
-                "text": action_text(names[s], a, True),
+                "text": action_text(names[s], a, True, names),
                 # Asked of all four at once (Grand Tichu, the exchange): the seat order of
                 # these answers is the referee's, not the table's.
                 "together": self.states[i].phase in (Phase.GRAND_TICHU, Phase.EXCHANGE),
@@ -366,13 +476,57 @@ class Timeline:
         ]
 
 
+def _next_name(m: Match, names: Sequence[str]) -> str:
+    """Who is to play now (after the Dog: the partner, or the next seat still in)."""
+    return names[m.seat] if 0 <= m.seat < len(names) else "the next seat"
+
+
+def _entry(e: TrickEntry) -> dict[str, Any]:
+    """One turn of a trick for the page: seat, play (``pass``), label, out of turn."""
+    return {
+        "seat": e.seat,
+        "play": str(e.play),
+        "label": play_label(e.play),
+        "bomb": e.play.is_bomb,
+        "out_of_turn": e.out_of_turn,
+    }
+
+
+def event_note(names: Sequence[str], ev: Event) -> str:
+    """A public event worth saying aloud, or an empty string."""
+    name = names[ev.seat] if 0 <= ev.seat < len(names) else ""
+    k = ev.kind
+    if k == EventKind.TICHU:
+        return f"{name} calls Tichu"
+    if k == EventKind.GRAND_TICHU:
+        called = [names[s] for s, c in enumerate(ev.called) if c]
+        return f"Grand Tichu: {', '.join(called)}" if called else ""
+    if k == EventKind.EXCHANGE:
+        return "the cards are exchanged"
+    if k == EventKind.PLAY and ev.play is not None and ev.play.is_bomb:
+        return f"{name} bombs{' out of turn' if ev.value else ''}: {play_label(ev.play)}"
+    if k == EventKind.WISH:
+        return f"{name} wishes for a {rank_word(ev.value)}" if ev.value else f"{name}: no wish"
+    if k == EventKind.WISH_FULFILLED:
+        return f"{name} fulfils the wish ({rank_word(ev.value)})"
+    if k == EventKind.TRICK_WON:
+        return f"{name} takes the trick: {ev.points} points"
+    if k == EventKind.DRAGON_GIFT:
+        to = names[ev.value] if 0 <= ev.value < len(names) else f"seat {ev.value}"
+        return f"{name} gives the Dragon trick ({ev.points} points) to {to}"
+    if k == EventKind.OUT:
+        return f"{name} is out ({['first', 'second', 'third'][ev.value - 1]})"
+    return ""
+
+
 def _tricks(m: Match) -> int:
     return sum(1 for e in m.events if e.kind == EventKind.TRICK_WON) + (1 if m.trick else 0)
 
 
 def _legal_text(action: Action) -> str:
+    """An answer as the decision panel and the move list write it: label and cards."""
     if isinstance(action, Play):
-        return action.describe()
+        return f"{play_label(action)} · {action}" if action.cards else "pass"
     return str(action)
 
 

@@ -23,6 +23,10 @@ BAD_INPUT = {
     "league submit of a missing bot": ["league", "submit", "nobody", "--db", "{league}"],
     "check-bot of a missing manifest": ["check-bot", "{missing}"],
     "web of a text file": ["web", "--db", "{text}"],
+    "web of a text file as a replay": ["web", "{text}"],
+    "table with an unknown bot": ["table", "nobody"],
+    "table with two bots": ["table", "random", "random"],
+    "table with an unknown leave rule": ["table", "--leave", "maybe"],
     "an unknown option": ["event", "run", "--no-such-option"],
 }
 

@@ -20,6 +20,7 @@ from arena.rules import Match, card_name, cards_of
 from arena.rules.notation import action_from_json
 from arena.tournament.live import live_path
 from arena.tournament.store import EventStore
+from arena.web.app import create_app, running
 
 pytestmark = pytest.mark.slow
 
@@ -98,7 +99,9 @@ def test_replay_steps_match_the_replay_file(web: Served, page: Any) -> None:
         page.wait_for_selector(f"#where:text-matches('^step {step} ')")
         m = state_at(path, step)
         for s in range(4):
-            shown = page.locator(f".seat-{s} .cards .card").all_inner_texts()
+            shown = [
+                c.get_attribute("data-card") for c in page.locator(f".seat-{s} .hand .card").all()
+            ]
             assert shown == [card_name(c) for c in cards_of(m.hands[s])], (step, s)
         assert page.locator("#status .scores").inner_text() == (
             f"score A {m.scores[0]} : {m.scores[1]} B"
@@ -122,21 +125,51 @@ def test_replay_steps_match_the_replay_file(web: Served, page: Any) -> None:
     assert page.locator("#compare .table-col").count() == 2
 
 
+def test_replay_at_420_px_steps_with_the_file_and_its_move_list(web: Served, page: Any) -> None:
+    """The narrow layout: no sideways scrolling, the board and move list in step with the file."""
+    with EventStore(web.db, create=False) as store:
+        play = store.plays()[0]
+        path = store.resolve_replay(str(play.replay_path))
+    page.set_viewport_size({"width": 420, "height": 900})
+    try:
+        page.goto(web.url + f"/replay?event=webtest&play={play.play.ordinal}&step=0&view=all")
+        page.wait_for_selector("body[data-ready='1']")
+        for step in range(1, 25):
+            page.get_by_role("button", name="step forward").click()
+            page.wait_for_function(f"document.getElementById('stepno').value === '{step}'")
+            page.wait_for_selector(f"#where:text-matches('^step {step} ')")
+            m = state_at(path, step)
+            for s in range(4):
+                shown = [
+                    c.get_attribute("data-card")
+                    for c in page.locator(f".seat-{s} .hand .card").all()
+                ]
+                assert shown == [card_name(c) for c in cards_of(m.hands[s])], (step, s)
+            assert page.locator("#movelist li.here").get_attribute("data-step") == str(step)
+            assert page.evaluate("document.documentElement.scrollWidth") <= 420, step
+        # A row of the move list jumps there; the hand list follows the step.
+        page.locator("#movelist li[data-step='5'] button").click()
+        page.wait_for_function("document.getElementById('stepno').value === '5'")
+        assert page.locator("#hand").input_value() == "0"
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
+
+
 def test_spectator_view_shows_no_hidden_card(web: Served, page: Any) -> None:
     with EventStore(web.db, create=False) as store:
         ordinal = store.plays()[0].play.ordinal
     page.goto(web.url + f"/replay?event=webtest&play={ordinal}&step=30&view=all")
     page.wait_for_selector("body[data-ready='1']")
-    assert page.locator(".seat .cards .card:not(.back)").count() > 0
+    assert page.locator(".seat .hand .card:not(.back)").count() > 0
     page.select_option("#view", "spectator")
     page.wait_for_function("document.location.search.includes('view=spectator')")
-    page.wait_for_function("document.querySelectorAll('.seat .card:not(.back)').length === 0")
+    page.wait_for_function("document.querySelectorAll('.seat .hand .card:not(.back)').length === 0")
     assert page.locator(".seat .card.back").count() > 0
     assert page.locator("#decision ul.legal").count() == 0
     page.select_option("#view", "1")
-    page.wait_for_function("document.querySelectorAll('.seat-1 .card:not(.back)').length > 0")
+    page.wait_for_function("document.querySelectorAll('.seat-1 .hand .card:not(.back)').length > 0")
     for s in (0, 2, 3):
-        assert page.locator(f".seat-{s} .card:not(.back)").count() == 0
+        assert page.locator(f".seat-{s} .hand .card:not(.back)").count() == 0
 
 
 def running_play(db: Path, proc: subprocess.Popen[bytes]) -> int:
@@ -186,11 +219,28 @@ def test_follow_a_live_table_until_its_match_ends(
             time.sleep(0.1)
         for url in serve([db]):
             ordinal = running_play(db, proc)
-            page.goto(url + f"/live?event=livetest&play={ordinal}")
+            page.goto(url + f"/live?event=livetest&play={ordinal}&follow=0")
             page.wait_for_selector("body[data-seen]", timeout=60_000)
             first = int(page.evaluate("document.body.dataset.seen"))
             # Events arrive while the page is open.
             page.wait_for_function(f"Number(document.body.dataset.seen) > {first}", timeout=60_000)
+            # Without a spectator delay, a trick is seen while it is played (the feed is
+            # written event by event); the page rewinds while live and follows again.
+            with running(create_app([db], delay="none", poll_s=0.1)) as open_url:
+                mid = page.context.browser.new_page(viewport={"width": 420, "height": 900})
+                try:
+                    mid.goto(open_url + f"/live?event=livetest&play={ordinal}&follow=0")
+                    mid.wait_for_function(
+                        "document.querySelector('.center .turn.top') !== null"
+                        " && document.querySelector('.center .collected') === null",
+                        timeout=120_000,
+                    )
+                    mid.get_by_role("button", name="step back").click()
+                    mid.wait_for_selector("#where:text-matches('^rewound')")
+                    mid.get_by_role("button", name="follow the newest event").click()
+                    mid.wait_for_selector("#where:text-matches('^following')")
+                finally:
+                    mid.close()
             # The event page, in a second tab, follows the running event without a reload.
             event_page = page.context.browser.new_page(viewport={"width": 1280, "height": 900})
             try:
@@ -209,7 +259,7 @@ def test_follow_a_live_table_until_its_match_ends(
                 event_page.close()
             # The live table's page saw its match to the end.
             page.wait_for_selector("body[data-ended='1']", timeout=120_000)
-            assert page.locator(".seat .card:not(.back)").count() == 0
+            assert page.locator(".seat .hand .card:not(.back)").count() == 0
             assert "Match over" in page.locator("#over").inner_text()
     finally:
         if proc.poll() is None:

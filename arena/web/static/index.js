@@ -7,6 +7,13 @@
     const dbs = await getJSON("/api/dbs", {});
     main.replaceChildren(el("h1", {text: "Events"}));
     for (const d of dbs) {
+      const files = d.events.length === 1 && d.events[0].files;
+      if (files) {
+        // Replay files: one link each to the replay viewer.
+        main.append(el("h2", {text: "Replay files"}), el("ul", {class: "files"}, ...files.map((f, i) =>
+          el("li", {}, el("a", {href: "/replay?" + qs({db: d.db, event: d.events[0].name, play: i})}, f)))));
+        continue;
+      }
       const rows = d.events.map(e => el("tr", {},
         el("td", {class: "name"}, el("a", {href: "/event?" + qs({db: d.db, event: e.name})}, e.name)),
         el("td", {}, e.status === "running" ? el("span", {class: "badge live", text: "running"}) : e.status),

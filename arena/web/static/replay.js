@@ -1,7 +1,7 @@
 /* The replay viewer: step through a play from any perspective; the server sends each step. */
 "use strict";
 const EVENT = Q.get("event");
-const PLAY = Number(Q.get("play") || 1);
+const PLAY = Number(Q.get("play") || 0);  // plays are numbered from 0
 const state = {step: Number(Q.get("step") || 0), view: Q.get("view") || "spectator", playing: null, outline: null, compare: null};
 const cache = new Map();
 
@@ -42,12 +42,17 @@ async function go(step, from) {
   step = state.step = v.step;
   renderTable(document.getElementById("table"), v);
   renderStatus(document.getElementById("status"), v);
+  scoreSheet(document.getElementById("sheet"), v.hand_scores);
+  announce(v);
+  markMove(step);
   renderDecision(v);
   renderCompare();
   document.getElementById("scrub").value = step;
   document.getElementById("stepno").value = step;
-  const [hand, trick] = locate(step);
-  document.getElementById("where").textContent = `step ${step} of ${state.outline.steps} · hand ${hand + 1} · trick ${trick}`;
+  const [hand] = locate(step);
+  document.getElementById("hand").value = String(state.outline.hand_starts[hand]);
+  // One trick number: the board's (tricks taken so far in the hand, plus one).
+  document.getElementById("where").textContent = `step ${step} of ${state.outline.steps} · hand ${v.hand} · trick ${v.trick_no}`;
   const url = stepURL(step, state.view);
   history.replaceState(null, "", url);
   document.getElementById("permalink").href = url;
@@ -100,11 +105,12 @@ function togglePlay() {
       const from = state.view;
       state.view = e.target.value;
       state.outline = await getJSON("/api/replay", {db: DB, event: EVENT, play: PLAY, view: state.view});
+      renderMoves(document.getElementById("moves"), state.outline.moves, s => go(s));
       document.getElementById("scrub").max = state.outline.steps;
       document.getElementById("stepno").max = state.outline.steps;
       go(state.step, from); }},
       ...views.map(([v, t]) => { const op = el("option", {value: v, text: t + (v.length === 1 ? " · " + o.seats[Number(v)] : "")}); if (v === state.view) op.selected = true; return op; }));
-    const btn = (label, title, fn, id) => el("button", {type: "button", title: title, onclick: fn, id: id || ""}, label);
+    const btn = (label, title, fn, id) => el("button", {type: "button", title: title, "aria-label": title.replace(/ \(.*\)$/, ""), onclick: fn, id: id || ""}, label);
     const speed = el("select", {id: "speed", title: "steps per second"}, ...[0.5, 1, 2, 4, 8, 16].map(s => { const op = el("option", {value: s, text: s + " /s"}); if (s === 4) op.selected = true; return op; }));
     const scrub = el("input", {id: "scrub", type: "range", min: 0, max: o.steps, value: state.step, oninput: e => go(Number(e.target.value))});
     const stepno = el("input", {id: "stepno", type: "number", min: 0, max: o.steps, style: "width:5em", onchange: e => go(Number(e.target.value))});
@@ -113,8 +119,9 @@ function togglePlay() {
     main.replaceChildren(
       el("h1", {text: `Play ${PLAY} of ${o.event}`}),
       el("p", {class: "muted", text: `round ${b.round} · table ${b.table} · rotation ${b.rotation} · ${o.seats.join(" · ")} · ${res} · ${o.termination || ""}`}),
-      el("div", {class: "controls"}, el("label", {}, "view ", viewSel), speed, btn("▶ play", "play (space)", togglePlay, "playbtn"),
-        el("a", {id: "permalink", href: "#", title: "a link to this moment"}, "permalink")),
+      el("div", {class: "controls"}, el("label", {}, "view ", viewSel), speed, btn("▶ play", "play or pause (space)", togglePlay, "playbtn"),
+        el("a", {id: "permalink", href: "#", title: "a link to this moment"}, "permalink"),
+        el("a", {id: "download", href: "/api/replay/download?" + qs({db: DB, event: o.event, play: PLAY}), download: ""}, "download the record")),
       el("div", {class: "controls"},
         btn("|‹", "start (Home)", () => go(0)), btn("« hand", "previous hand ([)", () => go(target("hand", -1))),
         btn("‹ trick", "previous trick (↑)", () => go(target("trick", -1))), btn("‹", "step back (←)", () => move(-1), "back"),
@@ -122,8 +129,10 @@ function togglePlay() {
         btn("hand »", "next hand (])", () => go(target("hand", 1))), btn("›|", "end (End)", () => go(state.outline.steps)), handSel,
         el("label", {}, "step ", stepno)),
       el("div", {class: "controls"}, scrub, el("span", {id: "where", class: "muted"})),
-      el("div", {id: "status", class: "status"}), el("div", {id: "table"}),
-      el("div", {class: "panels"}, el("div", {class: "panel", id: "decision"}), el("div", {class: "panel", id: "compare"})),
+      el("div", {id: "status", class: "status"}),
+      el("div", {id: "announce", class: "sr-only", "aria-live": "polite", role: "status"}),
+      el("div", {class: "table-and-moves"}, el("div", {id: "table"}), el("div", {class: "panel", id: "moves"})),
+      el("div", {class: "panels"}, el("div", {class: "panel", id: "sheet"}), el("div", {class: "panel", id: "decision"}), el("div", {class: "panel", id: "compare"})),
       el("p", {class: "note", text: "Keys: ← → step, ↑ ↓ trick, [ ] hand, Home End, space play or pause."}));
     document.addEventListener("keydown", e => {
       if (e.target.tagName === "INPUT" || e.target.tagName === "SELECT") return;
@@ -132,6 +141,7 @@ function togglePlay() {
         Home: () => go(0), End: () => go(state.outline.steps), " ": togglePlay};
       if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
     });
+    renderMoves(document.getElementById("moves"), o.moves, s => go(s));
     await go(state.step);
     state.compare = await getJSON("/api/compare", {db: DB, event: EVENT, play: PLAY});
     renderCompare();

@@ -1,0 +1,260 @@
+"""A person plays a whole hand against three sandboxed bots by clicking, in Chromium.
+
+``arena table`` runs as a process on loopback; the test clicks the person's cards and
+buttons (exchange, the Mah Jong's wish, a bomb out of turn, the Dragon's gift, as the deal of
+seed 1664 allows: seat 0 holds the Mah Jong, the Dragon, the Phoenix and four 8s) and checks
+every response the person's page received for another seat's cards against the replay.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_web_browser import ARGS, CHROMIUM, sync_api
+
+from arena.referee.replay import load
+from arena.rules import Match, card_name, cards_of
+from arena.rules.notation import action_from_json
+
+pytestmark = pytest.mark.slow
+
+SEED = 1664
+CARD = re.compile(r"\b(?:[2-9TJQKA][jspt]|Mj|Dr|Ph|Dg)\b")
+
+
+def start_table(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen[str], str, list[str]]:
+    """``arena table`` on a free port; its address and the four seat links."""
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "arena.cli.main",
+            "table",
+            "--port",
+            "0",
+            "--linger",
+            "30",
+            "--out",
+            str(tmp_path / "table.json"),
+            *extra,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert proc.stdout is not None
+    links: list[str] = []
+    base = ""
+    deadline = time.monotonic() + 120
+    while len(links) < 4 and time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        if line.startswith("table open: "):
+            base = line.split()[2].rstrip("/")
+        links += re.findall(r"(http://\S+/seat\?token=\S+)", line)
+    assert base and len(links) == 4, "arena table did not print its links"
+    return proc, base, links
+
+
+def click_cards(page: Any, cards: list[str]) -> None:
+    for c in cards:
+        page.locator(f"#table .hand.mine button[data-card='{c}']").click()
+
+
+def play_one(page: Any, ask: dict[str, Any], seen: dict[str, int]) -> None:
+    """Answers the open decision by clicking, choosing what shows the table's features."""
+    phase = ask["phase"]
+    legal = ask["legal"]
+    box = page.locator("#ask")
+    if phase == "grand_tichu":
+        box.get_by_role("button", name="no Grand Tichu").click()
+    elif phase == "exchange":
+        click_cards(page, ["2s", "3p", "3s"])
+        box.get_by_role("button", name="pass these three cards").click()
+    elif phase == "wish":
+        box.get_by_role("button", name="A", exact=True).click()
+        seen["wish"] += 1
+    elif phase == "dragon_gift":
+        box.locator("button.act").first.click()
+        seen["gift"] += 1
+    elif phase == "bomb_window":
+        bomb = next(item for item in legal if item.get("bomb"))
+        box.locator("button.act.bomb").first.click()
+        seen["bomb"] += 1
+        assert bomb
+    else:
+        plays = [item for item in legal if item.get("cards")]
+        pick = next((p for p in plays if p["cards"] == ["Mj"]), None)
+        pick = pick or next((p for p in plays if p["cards"] == ["Dr"]), None)
+        pick = pick or next((p for p in plays if not p.get("bomb")), None)
+        if pick is None:
+            box.get_by_role("button", name="pass", exact=True).click()
+            return
+        click_cards(page, pick["cards"])
+        box.locator("button.act.go").first.click()
+
+
+def hand_cards(replay_path: Path, seat: int) -> tuple[set[str], dict[int, set[str]]]:
+    """The seat's cards in hand 1 (dealt and received) and the cards each seat played."""
+    replay = load(replay_path)
+    m = Match(replay.options, replay.seed, replay.deals)
+    mine = {card_name(c) for c in cards_of(m.hands[seat])}
+    played: dict[int, set[str]] = {s: set() for s in range(4)}
+    for entry in replay.recorded or []:
+        seat_of = m.seat
+        action = action_from_json({k: v for k, v in entry.items() if k != "seat"}, m.top)
+        before = m.hands[seat_of] if m.hand_no == 0 else 0
+        m.apply(action)
+        if m.hand_no == 0:
+            mine |= {card_name(c) for c in cards_of(m.hands[seat])}
+            played[seat_of] |= {card_name(c) for c in cards_of(before & ~m.hands[seat_of])}
+    return mine, played
+
+
+def test_a_person_plays_a_hand_against_three_bots(tmp_path: Path) -> None:
+    proc, base, links = start_table(
+        tmp_path, "--sit", "Ann", "--seed", str(SEED), "--hands", "1", "--window-s", "60"
+    )
+    bodies: list[dict[str, Any]] = []
+    seen = {"wish": 0, "bomb": 0, "gift": 0}
+    try:
+        with sync_api.sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+            page = browser.new_page(viewport={"width": 420, "height": 900})
+
+            def keep(response: Any) -> None:
+                if "/api/" in response.url and response.status == 200:
+                    with contextlib.suppress(Exception):
+                        bodies.append(response.json())
+
+            page.on("response", keep)
+            page.goto(links[0])
+            page.get_by_role("button", name="start the game").click()
+            # A spectator watches from the lobby's link (public events, trick delay).
+            watcher = browser.new_context().new_page()
+            watcher.goto(base + "/")
+            watcher.get_by_role("link", name="watch the table").click()
+            done: set[int] = set()
+            deadline = time.monotonic() + 600
+            while time.monotonic() < deadline:
+                page.wait_for_function(
+                    "document.body.dataset.over === '1' ||"
+                    " (document.body.dataset.phase || '') !== ''",
+                    timeout=120_000,
+                )
+                if page.evaluate("document.body.dataset.over") == "1":
+                    break
+                state = [b for b in bodies if "ask" in b and b.get("ask")]
+                ask = state[-1]["ask"] if state else None
+                if ask is None or ask["number"] in done:
+                    page.wait_for_timeout(100)
+                    continue
+                done.add(ask["number"])
+                play_one(page, ask, seen)
+            assert page.evaluate("document.body.dataset.over") == "1", "the hand did not end"
+            assert "Game over" in page.locator("#over").inner_text()
+            watcher.wait_for_selector("body[data-ended='1']", timeout=120_000)
+            assert int(watcher.evaluate("document.body.dataset.seen")) > 20
+            assert watcher.locator(".hand .card:not(.back)").count() == 0
+            assert "Match over" in watcher.locator("#over").inner_text()
+            browser.close()
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=60)
+    replay_path = tmp_path / "table.json"
+    assert replay_path.is_file(), out
+    assert seen == {"wish": 1, "bomb": 1, "gift": 1}, seen
+    replay = load(replay_path)
+    assert replay.seats[0] == "Ann"
+    assert any("wish" in e for e in replay.recorded or [])
+    # Every response to the person's page: no other seat's hand, and no card but the
+    # person's own, except cards another seat played (in the plays that name them).
+    mine, played = hand_cards(replay_path, 0)
+    assert len(bodies) > 10
+    for body in bodies:
+        view = body.get("view")
+        if view:
+            assert all(s["cards"] is None for s in view["seats"][1:]), body
+            public = [t for key in ("trick", "entries") for t in view[key]]
+            for t in public:
+                named = set(CARD.findall(t["play"]))
+                assert named <= played[t["seat"]] | (mine if t["seat"] == 0 else set()), t
+            rest = {k: v for k, v in view.items() if k not in ("trick", "entries")}
+            assert set(CARD.findall(json.dumps(rest))) <= mine, rest
+        ask = body.get("ask")
+        if ask:
+            assert set(CARD.findall(json.dumps(ask))) <= mine, ask
+
+
+def test_two_people_at_one_table_and_one_closes_the_tab(tmp_path: Path) -> None:
+    """Two people in two browser contexts: one sits from the lobby, the other through an
+    invite link; the second closes the tab after the Grand Tichu call and the stand-in bot
+    plays their seat (``--leave bot``) while the first plays the hand to its end."""
+    proc, base, links = start_table(
+        tmp_path, "heuristic", "--seed", str(SEED), "--hands", "1", "--window-s", "60",
+        "--away-s", "3", "--leave", "bot",
+    )  # fmt: skip
+    bodies: dict[int, list[dict[str, Any]]] = {0: [], 2: []}
+    seen = {"wish": 0, "bomb": 0, "gift": 0}
+    try:
+        with sync_api.sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+            pages = {}
+            for seat in (0, 2):
+                page = browser.new_context().new_page()
+                page.on(
+                    "response",
+                    lambda r, seat=seat: (
+                        bodies[seat].append(r.json())
+                        if "/api/seat/state" in r.url and r.ok
+                        else None
+                    ),
+                )
+                pages[seat] = page
+            ann, bob = pages[0], pages[2]
+            ann.goto(base + "/")
+            ann.locator(".lobby-seat[data-seat='0'] input").fill("Ann")
+            ann.locator("button.sit[data-seat='0']").click()
+            ann.wait_for_url("**/seat?token=*")
+            bob.goto(links[2])
+            bob.locator("#name").fill("Bob")
+            bob.get_by_role("button", name="sit down").click()
+            bob.wait_for_selector("text=Waiting for the game to start")
+            ann.get_by_role("button", name="start the game").click()
+            bob.wait_for_selector("body[data-phase='grand_tichu']", timeout=120_000)
+            bob.locator("#ask").get_by_role("button", name="no Grand Tichu").click()
+            bob.wait_for_function("(document.body.dataset.phase || '') === ''")
+            bob.context.close()  # Bob leaves: the stand-in plays seat 2 from now on
+            done: set[int] = set()
+            deadline = time.monotonic() + 600
+            while ann.evaluate("document.body.dataset.over") != "1":
+                assert time.monotonic() < deadline, "the hand did not end"
+                asks = [b["ask"] for b in bodies[0] if b.get("ask")]
+                phase = ann.evaluate("document.body.dataset.phase || ''")
+                if asks and phase and asks[-1]["number"] not in done:
+                    done.add(asks[-1]["number"])
+                    play_one(ann, asks[-1], seen)
+                ann.wait_for_timeout(100)
+            browser.close()
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=60)
+    replay = load(tmp_path / "table.json")
+    assert replay.seats[0] == "Ann" and replay.seats[2] == "Bob", out
+    assert replay.result is not None and replay.result["hands"], out
+    for seat, got in bodies.items():
+        assert got, seat
+        for body in got:
+            if body.get("view"):
+                others = [s for i, s in enumerate(body["view"]["seats"]) if i != seat]
+                assert all(s["cards"] is None for s in others), body
