@@ -13,6 +13,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from arena.cli import league_service
 from arena.cli.common import (
     AllowUnsandboxedOpt,
     ClusterOption,
@@ -49,6 +50,9 @@ app = typer.Typer(
 )
 season_app = typer.Typer(help="Seasons: close the open one.", no_args_is_help=True)
 app.add_typer(season_app, name="season")
+app.add_typer(league_service.owner_app, name="owner")
+app.command("serve")(league_service.serve_command)
+app.command("backup")(league_service.backup_command)
 console = make_console()
 
 DbOption = Annotated[Path, typer.Option(dir_okay=False, help="The league database (SQLite).")]
@@ -121,8 +125,19 @@ def submit_command(
     gate: Annotated[
         bool, typer.Option(help="Run the non-regression gate against the previous version.")
     ] = False,
+    server: Annotated[
+        str | None, typer.Option(help="A league service's URL: upload the folder there.")
+    ] = None,
+    token: Annotated[
+        str | None,
+        typer.Option(envvar="ARENA_TOKEN", show_default=False, help="Your token (--server)."),
+    ] = None,
 ) -> None:
-    """Register a bot or a new version of it (its folder is hashed and copied)."""
+    """Register a bot or a new version of it (its folder is hashed and copied); with
+    --server, upload it to a league service and wait for its verdict."""
+    if server is not None:
+        league_service.submit_to_server(Path(manifest), server, token, gate)
+        return
     with _league(db) as store:
         try:
             result = submit(store, manifest, owner=owner, gate=gate, on_gate=_gate_line())
