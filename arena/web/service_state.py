@@ -137,7 +137,10 @@ class ServiceState:
 
     def spawn(self, *args: str) -> subprocess.Popen[bytes]:
         """Starts a worker process (``arena.service.worker``) that dies with this one."""
-        argv = [sys.executable, "-m", "arena.service.worker", *args, "--db", str(self.db)]
+        # -P: the working folder is not put on the path (a checkout there would shadow the
+        # installed arena, as it does not for the ``arena`` command itself)
+        argv = [sys.executable, "-P", "-m", "arena.service.worker", *args]
+        argv += ["--db", str(self.db.resolve())]
         argv += ["--parent", str(os.getpid())]
         argv += ["--allow-unsandboxed"] if self.allow_unsandboxed else []
         logs = self.db.parent / f"{self.db.name}.logs"
