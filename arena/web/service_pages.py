@@ -167,7 +167,11 @@ def league_routes(state: ServiceState) -> APIRouter:
                 for r in store.rounds(season.number):
                     if r.id not in finished:
                         continue
-                    rows = table_json(season_table(store, season.number, r.number, movement=False))
+                    key = (season.number, r.number)
+                    if key not in state.tables:  # a finished round's table never changes
+                        table = season_table(store, season.number, r.number, movement=False)
+                        state.tables[key] = table_json(table)
+                    rows = state.tables[key]
                     for division in rows["divisions"]:
                         history.extend(
                             {"season": season.number, "round": r.number, **row}

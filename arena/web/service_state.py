@@ -51,6 +51,7 @@ class ServiceState:
     round_worker: subprocess.Popen[bytes] | None = None
     retry_at: float = 0.0
     cache: dict[str, Any] = field(default_factory=dict)
+    tables: dict[tuple[int, int], dict[str, Any]] = field(default_factory=dict)
 
     def service(self) -> ServiceDb:
         """A connection to the service's tables (one per request: SQLite connections stay

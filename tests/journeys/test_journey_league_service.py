@@ -29,8 +29,11 @@ from typing import Any
 
 import pytest
 
+from arena.service.client import pack
 from tests.helpers import ROOT
 from tests.journeys.journey import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
     doc_command,
     doc_commands,
     free_port,
@@ -56,8 +59,13 @@ rotations = 2
 hands_per_board = 1
 
 [schedule]
-every = "1s"
+after_versions = 1
 max_rounds = 2
+
+[gate]
+min_pairs = 10
+max_boards = 60
+decision_ms = 10000
 """
 QUOTA = 8  # mallory's uploads a day: the hostile ones below, then the flood is refused
 
@@ -228,7 +236,9 @@ def test_a_league_runs_itself(tmp_path: Path) -> None:
         log = f"{url}/service/bots/alice/logs/{mine['logs'][0]}"
         assert request(log, tokens["bob"])[0] == 403
 
-        # Round 2 starts a second after round 1 ended; SIGKILL the service in the middle.
+        # A new version makes round 2 due (after_versions = 1); SIGKILL the service in it.
+        sh(f"arena league submit quick --db {DB}", repo, env)
+
         def round_2_under_way() -> bool:
             current = status(url)["in_progress"]
             return current is not None and current["round"] == 2 and current["plays_done"] >= 2
@@ -266,6 +276,27 @@ def test_a_league_runs_itself(tmp_path: Path) -> None:
         assert any(e["action"].endswith("refused") and "past the caps" in e["detail"]
                    for e in audit), audit  # fmt: skip
         assert request(f"{url}/api/service/audit", tokens["alice"])[0] == 403
+
+        # bob's version 2 plays at random: the gate against his version 1 refuses it.
+        with (repo / "bob" / "bot.py").open("a") as bot:
+            bot.write("\nfrom example_bots.random.bot import RandomBot as BobBot  # noqa\n")
+        gated = next(c for c in doc_commands(LEAGUE) if "--server" in c and "--gate" in c)
+        gated = gated.replace("alice", "bob").replace("8000", str(port))
+        out = sh(f"{gated} --token {tokens['bob']}", repo, env, ok=(1,))
+        assert "refused: the gate refused bob" in out and "H0 accepted" in out, out
+        assert [v["version"] for v in request(f"{url}/api/service/bots/bob")[1]["versions"]] == [1]
+
+        # alice logs in with her token in the browser and uploads version 2 by the form.
+        with (repo / "alice" / "bot.py").open("a") as bot:
+            bot.write("\n# version 2\n")
+        (tmp_path / "alice.tar.gz").write_bytes(pack(repo / "alice")[1])
+        browser_upload(url, tokens["alice"], tmp_path / "alice.tar.gz")
+
+        # Failed logins past the limit: refused from this address, even with a good token.
+        for _ in range(10):
+            assert request(f"{url}/api/service/audit", "zed.wrong")[0] == 401
+        assert request(f"{url}/api/service/audit", "zed.wrong")[0] == 429
+        assert request(f"{url}/api/service/audit", tokens["org"])[0] == 429
     finally:
         service.send_signal(signal.SIGINT)
         out, _ = service.communicate(timeout=120)
@@ -282,9 +313,9 @@ def test_a_league_runs_itself(tmp_path: Path) -> None:
             ).fetchone()
             for name in ("spring.s1.r1", "spring.s1.r2")
         }
-    assert counts["spring.s1.r2"] == counts["spring.s1.r1"], counts  # nothing lost or doubled
-    plays, done, hands, doubled = counts["spring.s1.r2"]
-    assert plays == done and hands == plays and doubled == 0 and 2 <= before < plays, counts
+    for plays, done, hands, doubled in counts.values():  # nothing lost, nothing doubled
+        assert plays == done and hands == plays and doubled == 0, counts
+    assert 2 <= before < counts["spring.s1.r2"][0], (before, counts)
 
 
 def _bomb_header() -> bytes:
@@ -292,3 +323,35 @@ def _bomb_header() -> bytes:
     info = tarfile.TarInfo("bomb.bin")
     info.size = 4 << 30
     return info.tobuf(format=tarfile.PAX_FORMAT)
+
+
+def browser_upload(url: str, token: str, bundle: Path) -> None:
+    """Token login, then the upload form, in Chromium; a post without the form's CSRF token
+    is refused."""
+    if not CHROMIUM.exists():
+        pytest.skip(f"no browser: {CHROMIUM} is missing (apt-get install chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        page = browser.new_page()
+        page.goto(url + "/service/login")
+        page.fill("input[name=token]", token)
+        page.get_by_role("button", name="log in").click()
+        page.wait_for_selector("input[type=file]")
+        forged = page.request.post(
+            url + "/service/upload",
+            multipart={"csrf": "forged", "bundle": {"name": "b.tar.gz", "mimeType":
+                       "application/gzip", "buffer": bundle.read_bytes()}},
+        )  # fmt: skip
+        assert forged.status == 403, forged.text()
+        page.set_input_files("input[type=file]", str(bundle))
+        page.get_by_role("button", name="submit").click()
+        page.wait_for_url("**/service/submissions*")
+
+        def accepted() -> bool:
+            latest = request(f"{url}/api/service/submissions")[1][0]
+            assert latest["status"] in ("queued", "running", "accepted"), latest
+            return bool(latest["status"] == "accepted" and latest["version"] == 2)
+
+        wait_for(accepted, "alice's version 2 from the browser")
+        browser.close()
