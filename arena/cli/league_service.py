@@ -9,12 +9,13 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from arena.cli.common import AllowUnsandboxedOpt, make_console
+from arena.cli.common import AllowUnsandboxedOpt, ClusterOption, make_console
 from arena.rules import ArenaError
 from arena.service.accounts import ServiceDb
 from arena.service.backup import backup
 from arena.service.client import RemoteError, submit_remote
 from arena.service.uploads import MAX_UPLOAD_BYTES
+from arena.tournament.league.store import LeagueStore
 
 __all__ = ["backup_command", "owner_app", "serve_command", "submit_to_server"]
 
@@ -34,6 +35,10 @@ def _fail(message: str, code: int = 2) -> None:
 def _service(db: Path) -> ServiceDb:
     if not db.is_file():
         _fail(f"{db}: no league database here; create one with arena league init")
+    try:
+        LeagueStore(db, create=False).close()  # a league's database, not any file
+    except ArenaError as e:
+        _fail(str(e))
     try:
         return ServiceDb(db)
     except Exception as e:  # sqlite3.Error: not a database
@@ -110,6 +115,7 @@ def serve_command(
     require_gate: Annotated[
         bool, typer.Option(help="Gate every new version against its previous one.")
     ] = False,
+    cluster: ClusterOption = None,
     allow_unsandboxed: AllowUnsandboxedOpt = False,
 ) -> None:
     """Serve the league: accounts, uploads, rounds on the league file's [schedule], pages."""
@@ -127,7 +133,11 @@ def serve_command(
     limits = Limits(max_upload_bytes=max_upload_kb << 10, daily_submissions=daily_submissions)
     try:
         app = create_service_app(
-            db, limits, allow_unsandboxed=allow_unsandboxed, require_gate=require_gate
+            db,
+            limits,
+            allow_unsandboxed=allow_unsandboxed,
+            require_gate=require_gate,
+            cluster=cluster,
         )
     except ArenaError as e:
         _fail(str(e))

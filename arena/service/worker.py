@@ -45,7 +45,9 @@ def die_with_parent(parent: int) -> None:
         os._exit(EXIT_INTERRUPTED)
 
 
-def play_one_round(db: Path, *, allow_unsandboxed: bool = False) -> bool:
+def play_one_round(
+    db: Path, *, allow_unsandboxed: bool = False, cluster: str | None = None
+) -> bool:
     """Plays the unfinished round, or the next one; True when it finished.
 
     Raises:
@@ -58,7 +60,7 @@ def play_one_round(db: Path, *, allow_unsandboxed: bool = False) -> bool:
             round_ = next_round(store)
             label = f"season {round_.season} round {round_.number}"
             service.round_started(round_.id, label)
-            result = play_round(store, round_, allow_unsandboxed=allow_unsandboxed)
+            result = play_round(store, round_, allow_unsandboxed=allow_unsandboxed, cluster=cluster)
             if result.finished:
                 service.round_finished(round_.id, label)
             return result.finished
@@ -76,13 +78,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gate", action="store_true")
     parser.add_argument("--allow-unsandboxed", action="store_true")
     parser.add_argument("--parent", type=int, default=0)
+    parser.add_argument("--cluster")
     args = parser.parse_args(argv)
     if args.parent:
         die_with_parent(args.parent)
     tune_gc()
     try:
         if args.job == "round":
-            done = play_one_round(args.db, allow_unsandboxed=args.allow_unsandboxed)
+            done = play_one_round(
+                args.db, allow_unsandboxed=args.allow_unsandboxed, cluster=args.cluster
+            )
             return 0 if done else EXIT_INTERRUPTED
         verdict = process(
             args.db,

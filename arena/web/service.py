@@ -42,6 +42,7 @@ def create_service_app(
     allow_unsandboxed: bool = False,
     require_gate: bool = False,
     poll_s: float = 1.0,
+    cluster: str | None = None,
 ) -> FastAPI:
     """The service over one league database.
 
@@ -49,7 +50,12 @@ def create_service_app(
         StoreError: The file is not a league database.
     """
     state = ServiceState(
-        db, limits, allow_unsandboxed=allow_unsandboxed, require_gate=require_gate, poll_s=poll_s
+        db,
+        limits,
+        allow_unsandboxed=allow_unsandboxed,
+        require_gate=require_gate,
+        poll_s=poll_s,
+        cluster=cluster,
     )
     with state.store() as store:
         store.league()  # a league database, or a clear error now
@@ -91,7 +97,8 @@ async def _schedule(state: ServiceState) -> None:
         if worker is None and time.monotonic() >= state.retry_at:
             due = await asyncio.to_thread(_due, state)
             if due:
-                state.round_worker = state.spawn("round")
+                cluster = ["--cluster", state.cluster] if state.cluster else []
+                state.round_worker = state.spawn("round", *cluster)
         await asyncio.sleep(state.poll_s)
 
 

@@ -44,6 +44,7 @@ class ServiceState:
     allow_unsandboxed: bool = False
     require_gate: bool = False
     poll_s: float = 1.0
+    cluster: str | None = None  # rounds on Dask (``arena.tournament.cluster``)
     failed: FailedLogins = field(default_factory=FailedLogins)
     sessions: dict[str, str] = field(default_factory=dict)
     csrf_key: bytes = field(default_factory=lambda: secrets.token_bytes(32))
@@ -69,8 +70,11 @@ class ServiceState:
 
     # ------------------------------------------------------------------ authentication
 
-    def owner(self, request: Request, *, required: bool = True) -> Owner | None:
-        """The owner a request speaks for: its bearer token, else its session cookie.
+    def owner(
+        self, request: Request, *, required: bool = True, cookie: bool = True
+    ) -> Owner | None:
+        """The owner a request speaks for: its bearer token, else (with ``cookie``) its
+        session cookie.
 
         A wrong token counts as a failed login for the address and the owner it names;
         past the limit every attempt is refused (429) until the window passes.
@@ -82,7 +86,7 @@ class ServiceState:
         header = request.headers.get("authorization", "")
         token = header[7:].strip() if header.lower().startswith("bearer ") else ""
         if not token:
-            session = request.cookies.get(SESSION_COOKIE, "")
+            session = request.cookies.get(SESSION_COOKIE, "") if cookie else ""
             name = self.sessions.get(session)
             if name is not None:
                 with self.service() as service:

@@ -65,8 +65,9 @@ def submission_routes(state: ServiceState) -> APIRouter:
 
     @router.post("/api/service/submissions", status_code=202)
     async def upload(request: Request, gate: bool = False) -> dict[str, Any]:
-        """The body is the bot's folder as a gzipped tar (``arena league submit --server``)."""
-        owner = state.owner(request)
+        """The body is the bot's folder as a gzipped tar (``arena league submit --server``);
+        a token only (the browser's session posts the CSRF-checked form instead)."""
+        owner = state.owner(request, cookie=False)
         assert owner is not None
         return await accept(owner, request, request.stream(), gate)
 
