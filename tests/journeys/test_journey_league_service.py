@@ -5,7 +5,9 @@ over HTTP from their own folders; the schedule plays round 1 and the standings s
 hostile uploads (a wrong or revoked token, another owner's bot, an oversized body, a ``..``
 path, a link, an archive bomb, too many files, a broken manifest, a flood) are each refused
 with a one-line reason and leave nothing behind; the service is killed with SIGKILL in
-round 2 and restarted, and the round completes with every play recorded once.
+round 2 and restarted, and the round completes with every play recorded once. Then the gate
+refuses a regressing version, an author logs in and uploads in Chromium, the CI template's
+submit step sends another version, and failed logins past the limit are refused.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from tests.journeys.journey import (
     user_env,
     wait_for,
 )
+from tests.journeys.test_journey_bot_author import WORKFLOW, workflow_steps
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(2400)]
 
@@ -291,6 +294,16 @@ def test_a_league_runs_itself(tmp_path: Path) -> None:
             bot.write("\n# version 2\n")
         (tmp_path / "alice.tar.gz").write_bytes(pack(repo / "alice")[1])
         browser_upload(url, tokens["alice"], tmp_path / "alice.tar.gz")
+
+        # The CI template's last step submits version 3 from alice's checkout.
+        with (repo / "alice" / "bot.py").open("a") as bot:
+            bot.write("# version 3\n")
+        steps = workflow_steps(WORKFLOW.read_text())
+        step = steps["Submit to the league"]
+        ci_env = {**env, "BOT_MANIFEST": "bot.toml", "ARENA_TOKEN": tokens["alice"],
+                  "LEAGUE_URL": url}  # fmt: skip
+        out = sh(["bash", "-e", "-c", step["run"]], repo / "alice", ci_env)
+        assert "accepted: alice: version 3" in out, out
 
         # Failed logins past the limit: refused from this address, even with a good token.
         for _ in range(10):
