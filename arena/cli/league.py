@@ -50,9 +50,6 @@ app = typer.Typer(
 )
 season_app = typer.Typer(help="Seasons: close the open one.", no_args_is_help=True)
 app.add_typer(season_app, name="season")
-app.add_typer(league_service.owner_app, name="owner")
-app.command("serve")(league_service.serve_command)
-app.command("backup")(league_service.backup_command)
 console = make_console()
 
 DbOption = Annotated[Path, typer.Option(dir_okay=False, help="The league database (SQLite).")]
@@ -445,3 +442,9 @@ def leaderboard(
         name = None if season is None else f"{board['league']['name']}.s{season}"
         paths = write_league(board, out, name)
     console.print(f"leaderboard: {paths[2]}  ({paths[0].name}, {paths[1].name})", highlight=False)
+
+
+# The league as a service (arena/cli/league_service.py), after the organiser's own commands.
+app.command("serve")(league_service.serve_command)
+app.add_typer(league_service.owner_app, name="owner")
+app.command("backup")(league_service.backup_command)

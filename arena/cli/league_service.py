@@ -118,7 +118,7 @@ def serve_command(
     cluster: ClusterOption = None,
     allow_unsandboxed: AllowUnsandboxedOpt = False,
 ) -> None:
-    """Serve the league: accounts, uploads, rounds on the league file's [schedule], pages."""
+    """Serve the league: accounts, uploads, rounds on the league file's schedule, pages."""
     try:
         import uvicorn
 
