@@ -52,6 +52,8 @@ LAYERS: dict[str, set[str] | None] = {
     "arena.ratings": RATINGS | RULES,  # the standings score through arena.rules.scoring
     "arena.tournament": TOURNAMENT | SERVER | RATINGS | PYDANTIC | DASK,
     "arena.kit": None,
+    # the league service: accounts, uploads, scheduler, workers over the league and the kit
+    "arena.service": TOURNAMENT | SERVER | RATINGS | PYDANTIC | {"arena.kit", "arena.service"},
     "arena.bench": None,  # the benchmarks measure every layer
     "arena.cli": None,
     "arena.web": None,  # the viewer reads every layer's records

@@ -13,6 +13,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from arena.cli import league_service
 from arena.cli.common import (
     AllowUnsandboxedOpt,
     ClusterOption,
@@ -121,8 +122,19 @@ def submit_command(
     gate: Annotated[
         bool, typer.Option(help="Run the non-regression gate against the previous version.")
     ] = False,
+    server: Annotated[
+        str | None, typer.Option(help="A league service's URL: upload the folder there.")
+    ] = None,
+    token: Annotated[
+        str | None,
+        typer.Option(envvar="ARENA_TOKEN", show_default=False, help="Your token (--server)."),
+    ] = None,
 ) -> None:
-    """Register a bot or a new version of it (its folder is hashed and copied)."""
+    """Register a bot or a new version of it (its folder is hashed and copied); with
+    --server, upload it to a league service and wait for its verdict."""
+    if server is not None:
+        league_service.submit_to_server(Path(manifest), server, token, gate)
+        return
     with _league(db) as store:
         try:
             result = submit(store, manifest, owner=owner, gate=gate, on_gate=_gate_line())
@@ -430,3 +442,9 @@ def leaderboard(
         name = None if season is None else f"{board['league']['name']}.s{season}"
         paths = write_league(board, out, name)
     console.print(f"leaderboard: {paths[2]}  ({paths[0].name}, {paths[1].name})", highlight=False)
+
+
+# The league as a service (arena/cli/league_service.py), after the organiser's own commands.
+app.command("serve")(league_service.serve_command)
+app.add_typer(league_service.owner_app, name="owner")
+app.command("backup")(league_service.backup_command)

@@ -43,6 +43,8 @@ __all__ = [
     "GateSpec",
     "LeagueFileError",
     "LeagueSpec",
+    "ScheduleSpec",
+    "duration_s",
     "load_league",
     "parse_league",
 ]
@@ -94,6 +96,47 @@ class GateSpec(BaseModel):
         return self
 
 
+_DURATION = re.compile(r"([1-9][0-9]{0,6})([smhd])")
+_UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def duration_s(text: str) -> int:
+    """Seconds of a duration written ``30s``, ``30m``, ``2h`` or ``1d``.
+
+    Raises:
+        ValueError: Another shape.
+    """
+    match = _DURATION.fullmatch(text)
+    if match is None:
+        raise ValueError(f"{text!r} is not a duration: a whole number and s, m, h or d (30m)")
+    return int(match[1]) * _UNIT_S[match[2]]
+
+
+class ScheduleSpec(BaseModel):
+    """When ``arena league serve`` plays a round by itself: every ``every`` after the last
+    round ended, and/or as soon as ``after_versions`` new versions arrived since the last
+    round began; at most ``max_rounds`` rounds a season (default: the season's length)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    every: StrictStr | None = None
+    after_versions: StrictInt | None = Field(default=None, ge=1, le=10_000)
+    max_rounds: StrictInt | None = Field(default=None, ge=1, le=1000)
+
+    @field_validator("every")
+    @classmethod
+    def _valid_every(cls, value: str | None) -> str | None:
+        if value is not None:
+            duration_s(value)
+        return value
+
+    @model_validator(mode="after")
+    def _some_trigger(self) -> ScheduleSpec:
+        if self.every is None and self.after_versions is None:
+            raise ValueError("a schedule needs every, after_versions or both")
+        return self
+
+
 class LeagueSpec(BaseModel):
     """A validated league file.
 
@@ -108,6 +151,7 @@ class LeagueSpec(BaseModel):
         round: The event-file fields of one round, as given (validated with the event model).
         divisions: Divisions, if the league has them.
         gate: Settings of ``submit --gate``.
+        schedule: When ``arena league serve`` plays rounds by itself (None: never).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -120,6 +164,7 @@ class LeagueSpec(BaseModel):
     round: dict[str, Any] = Field(default_factory=dict)
     divisions: DivisionsSpec | None = None
     gate: GateSpec = GateSpec()
+    schedule: ScheduleSpec | None = None
 
     @field_validator("name")
     @classmethod
@@ -203,6 +248,8 @@ def _problem(error: Any) -> tuple[str, str]:
             model = DivisionsSpec
         elif error["loc"][:1] == ("gate",):
             model = GateSpec
+        elif error["loc"][:1] == ("schedule",):
+            model = ScheduleSpec
         return field, f"unknown field (known fields: {', '.join(model.model_fields)})"
     if kind == "missing":
         return field, "required, but missing"

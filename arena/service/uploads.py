@@ -1,0 +1,239 @@
+"""Submissions over HTTP: a hostile upload streamed to disk, unpacked, checked and submitted.
+
+The server side takes an upload in two steps. ``receive`` (in the web process) streams the
+request body into ``<db>.uploads/<id>.tar.gz`` and stops at ``max_bytes``, so an upload
+never reaches memory or disk beyond its cap. ``process`` (in a worker process, see
+``arena.service.worker``) then:
+
+1. unpacks the archive into ``<db>.uploads/<id>/`` with ``arena.server.folder.unpack_archive``,
+   which refuses, from each member's header before its data, absolute paths, ``..``, links,
+   devices, FIFOs, sparse files and anything past the bot-folder caps (files, bytes,
+   folders, depth: an archive bomb declares its size and is refused by it);
+2. loads ``bot.toml`` at the archive's root (a regular file of at most 64 KiB);
+3. refuses a bot that belongs to another owner (or to the organiser);
+4. runs the smoke check, ``check-bot``'s tables (``arena.kit.check``), sandboxed;
+5. submits the folder with ``arena.tournament.league.season.submit``: the very function
+   ``arena league submit`` calls, so the manifest, sandbox and hash rules are the same, and
+   the gate runs against the previous version when asked.
+
+The upload area is emptied of the submission's files whatever happens. The verdict, the
+check report and the gate's report are stored with the submission (``ServiceDb``), and the
+author's client polls for them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import AsyncIterator, Callable
+from contextlib import closing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.kit.check import CheckSettings, run_check
+from arena.rules import ArenaError
+from arena.server.bundle import MAX_BUNDLE_BYTES
+from arena.server.folder import FolderError, remove_tree, unpack_archive
+from arena.server.manifest import ManifestError, load_manifest
+from arena.server.sandbox import SandboxError, require_sandbox
+from arena.service.accounts import ServiceDb
+from arena.tournament.league.season import GateRefused, submit
+from arena.tournament.league.store import LeagueStore
+from arena.tournament.store import StoreError
+
+__all__ = [
+    "MAX_UPLOAD_BYTES",
+    "UploadRefused",
+    "process",
+    "receive",
+    "upload_area",
+]
+
+MAX_UPLOAD_BYTES = MAX_BUNDLE_BYTES
+"""The default cap of one upload (packed bytes), as for a cluster worker's bundle."""
+
+EXIT_ACCEPTED, EXIT_REFUSED, EXIT_BAD = 0, 1, 2
+"""The author's exit codes, as the local ``league submit``: accepted, refused, bad input."""
+
+
+class UploadRefused(ArenaError):
+    """An upload refused before it was unpacked; ``status`` is the HTTP status to answer."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def upload_area(db: Path) -> Path:
+    """The folder beside the database where uploads are received and unpacked."""
+    return db.parent / f"{db.name}.uploads"
+
+
+async def receive(chunks: AsyncIterator[bytes], target: Path, max_bytes: int) -> int:
+    """Streams an upload into ``target`` (a new file), at most ``max_bytes``; returns its size.
+
+    Raises:
+        UploadRefused: Past the cap (413) or empty (400); ``target`` is removed.
+    """
+    size = 0
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            async for chunk in chunks:
+                size += len(chunk)
+                if size > max_bytes:
+                    raise UploadRefused(
+                        f"the upload is over the {max_bytes >> 10} KiB a submission may send",
+                        413,
+                    )
+                out.write(chunk)
+        if size == 0:
+            raise UploadRefused("the upload is empty: send the bot's folder packed", 400)
+    except BaseException:
+        target.unlink(missing_ok=True)
+        raise
+    return size
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What became of a submission: status, one-line reason, exit code and reports."""
+
+    status: str
+    reason: str
+    exit: int
+    report: dict[str, Any]
+
+
+def process(
+    db: Path,
+    submission_id: int,
+    archive: Path,
+    *,
+    gate: bool,
+    allow_unsandboxed: bool = False,
+    check: CheckSettings | None = None,
+) -> Verdict:
+    """Unpacks, checks and submits one upload, recording progress and the verdict."""
+    service = ServiceDb(db)
+    folder = archive.with_suffix("").with_suffix("")
+    report: dict[str, Any] = {"exit": EXIT_BAD}
+
+    def say(line: str) -> None:
+        service.update_submission(submission_id, progress=line)
+
+    try:
+        service.update_submission(submission_id, status="running", progress="unpacking")
+        verdict = _process(db, service, submission_id, archive, folder, gate, say, report,
+                           allow_unsandboxed, check)  # fmt: skip
+    except ArenaError as e:
+        verdict = Verdict("refused", _line(str(e)), report.get("exit", EXIT_BAD), report)
+    finally:
+        archive.unlink(missing_ok=True)
+        remove_tree(folder)
+    service.finish_submission(
+        submission_id, verdict.status, verdict.reason, report=verdict.report, progress="done"
+    )
+    service.close()
+    return verdict
+
+
+def _line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _process(
+    db: Path,
+    service: ServiceDb,
+    submission_id: int,
+    archive: Path,
+    folder: Path,
+    gate: bool,
+    say: Callable[[str], None],
+    report: dict[str, Any],
+    allow_unsandboxed: bool,
+    check: CheckSettings | None,
+) -> Verdict:
+    try:
+        unpack_archive(archive.read_bytes(), folder)
+    except FolderError as e:
+        # name the archive's member, not the server's folder
+        raise UploadRefused(str(e).replace(f"{folder}: ", "")) from None
+    path = folder / "bot.toml"
+    if not path.is_file() or path.is_symlink():
+        raise UploadRefused("the upload has no bot.toml at its root: pack the bot's folder")
+    try:
+        manifest = load_manifest(path)
+    except ManifestError as e:
+        raise UploadRefused(str(e).replace(f"{folder}/", "")) from None
+    owner = service.submission(submission_id)
+    assert owner is not None
+    service.update_submission(submission_id, bot=manifest.name)
+    with closing(LeagueStore(db, create=False)) as store:
+        known = {b.name: b for b in store.bots()}
+        if manifest.name in known and known[manifest.name].owner != owner.owner:
+            raise UploadRefused(
+                f"the bot {manifest.name!r} belongs to another owner; rename yours in bot.toml"
+            )
+        previous = store.latest(manifest.name)
+    try:
+        sandbox = require_sandbox(allow_unsandboxed)
+    except SandboxError as e:
+        raise UploadRefused(f"this server cannot check bots: {e}") from None
+    say("smoke check: check-bot's tables, sandboxed")
+    logs = db.parent / f"{db.name}.logs" / "checks" / str(submission_id)
+    settings = check or CheckSettings()
+    settings = CheckSettings(
+        decision_ms=settings.decision_ms,
+        hands=settings.hands,
+        seed=settings.seed,
+        grace_ms=settings.grace_ms,
+        table_timeout_s=settings.table_timeout_s,
+        sandbox=sandbox,
+    )
+    checked = run_check(manifest, settings, logs, lambda r: say(f"check: {r.name} {_pf(r.passed)}"))
+    report["check"] = [
+        {"name": r.name, "passed": r.passed, "detail": r.detail, "seconds": round(r.seconds, 2)}
+        for r in checked.results
+    ]
+    if not checked.passed:
+        report["exit"] = EXIT_REFUSED
+        return Verdict(
+            "refused", f"the smoke check failed: {', '.join(checked.failed)}", EXIT_REFUSED, report
+        )
+    if gate and previous is not None:
+        say(f"gate against v{previous.number}: starting")
+    with closing(LeagueStore(db, create=False)) as store:
+        try:
+            result = submit(
+                store,
+                path,
+                owner=owner.owner,
+                gate=gate,
+                on_gate=lambda line: say(f"gate: {line}"),
+            )
+        except GateRefused as e:
+            report["exit"] = EXIT_REFUSED
+            return Verdict("refused", _line(str(e)), EXIT_REFUSED, report)
+        except StoreError as e:
+            raise UploadRefused(str(e)) from None
+    version = result.version
+    if result.gate is not None:
+        report["gate"] = result.gate.to_json()
+    report["exit"] = EXIT_ACCEPTED
+    service.update_submission(submission_id, hash=version.hash, version=version.number)
+    if not result.new:
+        reason = f"{version.bot}: unchanged, still version {version.number}"
+    else:
+        reason = f"{version.bot}: version {version.number}, plays from the next round"
+        if result.gate is not None:
+            reason += f"; gate: {result.gate.summary()}"
+    with contextlib.suppress(OSError):
+        remove_tree(folder)
+    return Verdict("accepted", _line(reason), EXIT_ACCEPTED, report)
+
+
+def _pf(passed: bool) -> str:
+    return "PASS" if passed else "FAIL"

@@ -1,0 +1,121 @@
+"""``arena league serve``: the league as one web service (see ``arena.service``).
+
+``create_service_app`` is wiring: the viewer of ``arena web`` over the league database (its
+games, replays and league pages) with the service's routes by concern (accounts,
+submissions, league pages), and the scheduler as a task of the app's life: every
+``poll_s`` it asks ``arena.service.scheduler.plan`` whether a round is due and starts a
+worker process for it, one round at a time. At start-up, submissions whose worker died with
+the last process are marked interrupted; an unfinished round is resumed at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI
+
+from arena.service.accounts import ServiceDb
+from arena.service.scheduler import plan
+from arena.web.app import create_app
+from arena.web.service_accounts import account_routes
+from arena.web.service_pages import league_routes
+from arena.web.service_state import Limits, ServiceState
+from arena.web.service_submissions import submission_routes
+
+__all__ = ["Limits", "create_service_app"]
+
+RETRY_S = 60.0
+"""How long the scheduler waits after a round could not be planned (its worker says why in
+``<db>.logs/service-workers.log``)."""
+
+
+def create_service_app(
+    db: Path,
+    limits: Limits,
+    *,
+    allow_unsandboxed: bool = False,
+    require_gate: bool = False,
+    poll_s: float = 1.0,
+    cluster: str | None = None,
+) -> FastAPI:
+    """The service over one league database.
+
+    Raises:
+        StoreError: The file is not a league database.
+    """
+    state = ServiceState(
+        db,
+        limits,
+        allow_unsandboxed=allow_unsandboxed,
+        require_gate=require_gate,
+        poll_s=poll_s,
+        cluster=cluster,
+    )
+    with state.store() as store:
+        store.league()  # a league database, or a clear error now
+    with ServiceDb(db) as service:  # the service's tables, made once here
+        service.interrupt_unfinished()
+    state.failed.limit = limits.login_failures
+    state.failed.window_s = limits.login_window_s
+    app = create_app([db])
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        task = asyncio.create_task(_schedule(state))
+        try:
+            yield
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            await asyncio.to_thread(_stop_workers, state)
+
+    app.router.lifespan_context = lifespan
+    for router in (account_routes(state), submission_routes(state), league_routes(state)):
+        app.include_router(router)
+    app.state.service = state
+    return app
+
+
+async def _schedule(state: ServiceState) -> None:
+    """Starts a round worker whenever a round is due and none runs; reaps finished workers."""
+    while True:
+        for submission_id, proc in list(state.workers.items()):
+            if proc.poll() is not None:
+                del state.workers[submission_id]
+        worker = state.round_worker
+        if worker is not None and worker.poll() is not None:
+            if worker.returncode == 2:  # cannot be planned now (a division short of bots)
+                state.retry_at = time.monotonic() + RETRY_S
+            state.round_worker = worker = None
+        if worker is None and time.monotonic() >= state.retry_at:
+            due = await asyncio.to_thread(_due, state)
+            if due:
+                cluster = ["--cluster", state.cluster] if state.cluster else []
+                state.round_worker = state.spawn("round", *cluster)
+        await asyncio.sleep(state.poll_s)
+
+
+def _due(state: ServiceState) -> bool:
+    with state.store() as store, state.service() as service:
+        return plan(store, service).due
+
+
+def _stop_workers(state: ServiceState) -> None:
+    """Stops the round cleanly (its recorded plays stay; the rest play after a restart)."""
+    procs = [*state.workers.values(), *([state.round_worker] if state.round_worker else [])]
+    for proc in procs:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+    for proc in procs:
+        try:
+            proc.wait(60)
+        except Exception:
+            proc.kill()
+            proc.wait()

@@ -1,0 +1,293 @@
+"""The service's league pages and their JSON twins: status and standings, a bot's page.
+
+Standings count finished rounds only: a round in progress shows its progress (plays done
+of planned), never its hands, so nothing the live rules hide (a board still being played
+at another table) is served early. Each finished round links to its games in the viewer
+(``/games?event=...``). A bot's seat logs are listed and served to its owner alone.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import FileResponse, HTMLResponse
+
+from arena.server.bots import seat_log
+from arena.service.scheduler import plan
+from arena.tournament.league.season import season_table, table_json
+from arena.tournament.league.store import LeagueStore
+from arena.web.service_state import ServiceState
+
+__all__ = ["league_routes", "page", "table"]
+
+
+def page(title: str, body: str, twin: str) -> HTMLResponse:
+    """A plain page: the title, the service's links, the body and a link to its JSON twin."""
+    links = " · ".join(
+        f'<a href="{href}">{name}</a>'
+        for href, name in (
+            ("/service", "standings"),
+            ("/service/submissions", "submissions"),
+            ("/service/login", "log in / upload"),
+            ("/service/audit", "audit"),
+        )
+    )
+    return HTMLResponse(
+        "<!doctype html><html><head><meta charset='utf-8'>"
+        f"<title>{html.escape(title)}</title>"
+        "<link rel='stylesheet' href='/static/app.css'></head><body>"
+        f"<nav>{links}</nav><h1>{html.escape(title)}</h1>{body}"
+        f"<p><a href='{html.escape(twin)}'>JSON</a></p></body></html>"
+    )
+
+
+def table(header: Sequence[str], rows: Iterable[Sequence[object]], raw: int = -1) -> str:
+    """An HTML table of escaped cells (column ``raw``, if any, is already HTML)."""
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    body = "".join(
+        "<tr>"
+        + "".join(
+            f"<td>{cell if k == raw else html.escape(str(cell))}</td>" for k, cell in enumerate(row)
+        )
+        + "</tr>"
+        for row in rows
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def league_routes(state: ServiceState) -> APIRouter:
+    """Routes: ``/service`` and ``/api/service/status``, ``/service/bots/{bot}`` and its
+    JSON, a bot's seat logs for its owner."""
+    router = APIRouter()
+
+    def status() -> dict[str, Any]:
+        with state.store() as store, state.service() as service:
+            spec = store.league()
+            season = store.current_season().number
+            rounds = store.rounds(season)
+            finished = [r for r in rounds if r.finished]
+            upto = finished[-1].number if finished else 0
+            key = f"table:{season}:{upto}:{len(store.versions())}"
+            if key not in state.cache:  # one fit per finished round (or new version)
+                state.cache.clear()
+                state.cache[key] = table_json(season_table(store, season, upto)) if upto else None
+            standings = state.cache[key]
+            current = None
+            if rounds and not rounds[-1].finished:
+                r = rounds[-1]
+                plays = [p for _, name, e in r.events if e is not None for p in store.plays(name)]
+                current = {
+                    "round": r.number,
+                    "plays": len(plays),
+                    "plays_done": sum(p.done for p in plays),
+                }
+            return {
+                "league": spec.name,
+                "season": season,
+                "season_rounds": spec.season_rounds,
+                "schedule": None if spec.schedule is None else spec.schedule.model_dump(),
+                "next": plan(store, service).to_json(),
+                "in_progress": current,
+                "rounds": [
+                    {
+                        "round": r.number,
+                        "finished": r.finished,
+                        "events": [name for _, name, _ in r.events],
+                    }
+                    for r in rounds
+                ],
+                "standings": standings,
+            }
+
+    @router.get("/api/service/status")
+    def status_api() -> dict[str, Any]:
+        return status()
+
+    @router.get("/service", include_in_schema=False)
+    def status_page() -> HTMLResponse:
+        data = status()
+        parts = [f"<p>season {data['season']}: next round: {html.escape(data['next']['why'])}"]
+        if data["next"]["next_at"]:
+            parts.append(f" (at {html.escape(data['next']['next_at'])})")
+        parts.append("</p>")
+        if data["in_progress"]:
+            p = data["in_progress"]
+            parts.append(
+                f"<p>round {p['round']} in progress: {p['plays_done']} of {p['plays']} plays"
+                " (its hands show when it ends)</p>"
+            )
+        standings = data["standings"]
+        if standings is None:
+            parts.append("<p>no finished round yet</p>")
+        else:
+            parts.append(f"<h2>after round {standings['rounds']}</h2>")
+            for division in standings["divisions"]:
+                rows = [
+                    (
+                        row["rank"],
+                        f"<a href='/service/bots/{html.escape(row['bot'])}'>"
+                        f"{html.escape(row['entry'])}</a> {html.escape(row['status'])}",
+                        "-" if row["rating"] is None else f"{row['rating']:+.0f}",
+                        "-"
+                        if row["ci_low"] is None
+                        else f"[{row['ci_low']:+.0f}, {row['ci_high']:+.0f}]",
+                        row["hands"],
+                        ", ".join(f"{k} {n}" for k, n in row["failures"].items()) or "-",
+                        "new" if row["movement"] is None else f"{row['movement']:+d}",
+                    )
+                    for row in division["rows"]
+                ]
+                parts.append(
+                    table(("#", "bot", "rating", "95 %", "hands", "failures", "move"), rows, 1)
+                )
+        games = [
+            (r["round"], " ".join(
+                f"<a href='/games?event={html.escape(e)}'>{html.escape(e)}</a>"
+                for e in r["events"]
+            ))
+            for r in data["rounds"] if r["finished"]
+        ]  # fmt: skip
+        parts.append("<h2>games</h2>" + table(("round", "games"), games, 1))
+        return page(f"League {data['league']}", "".join(parts), "/api/service/status")
+
+    def bot_data(bot: str, request: Request) -> dict[str, Any]:
+        owner = state.owner(request, required=False)
+        with state.store() as store:
+            known = {b.name: b for b in store.bots()}
+            if bot not in known:
+                raise HTTPException(404, f"no bot {bot!r} in the league")
+            info = known[bot]
+            finished = {r.id for r in store.rounds() if r.finished}
+            history: list[dict[str, Any]] = []
+            for season in store.seasons():
+                for r in store.rounds(season.number):
+                    if r.id not in finished:
+                        continue
+                    key = (season.number, r.number)
+                    if key not in state.tables:  # a finished round's table never changes
+                        table = season_table(store, season.number, r.number, movement=False)
+                        state.tables[key] = table_json(table)
+                    rows = state.tables[key]
+                    for division in rows["divisions"]:
+                        history.extend(
+                            {"season": season.number, "round": r.number, **row}
+                            for row in division["rows"]
+                            if row["bot"] == bot
+                        )
+            failures: dict[str, int] = {}
+            for row in history:
+                if row["round"] == max(h["round"] for h in history):
+                    for kind, n in row["failures"].items():
+                        failures[kind] = failures.get(kind, 0) + n
+            versions = [
+                {
+                    "version": v.number,
+                    "hash": v.hash,
+                    "submitted": v.submitted,
+                    "gate": None if v.gate is None else v.gate.get("verdict"),
+                }
+                for v in store.versions(bot)
+            ]
+            mine = owner is not None and owner.name == info.owner
+            logs = _logs(store.path, store, bot, finished) if mine else None
+        return {
+            "bot": bot,
+            "owner": info.owner,
+            "retired": info.retired,
+            "versions": versions,
+            "history": [
+                {
+                    k: row[k]
+                    for k in ("season", "round", "version", "rating", "ci_low", "ci_high", "hands")
+                }
+                for row in history
+            ],
+            "failures": failures,
+            "logs": logs,
+        }
+
+    @router.get("/api/service/bots/{bot}")
+    def bot_api(bot: str, request: Request) -> dict[str, Any]:
+        return bot_data(bot, request)
+
+    @router.get("/service/bots/{bot}", include_in_schema=False)
+    def bot_page(bot: str, request: Request) -> HTMLResponse:
+        data = bot_data(bot, request)
+        parts = [
+            "<h2>versions</h2>",
+            table(
+                ("version", "hash", "submitted", "gate"),
+                [
+                    (v["version"], v["hash"][:12], v["submitted"], v["gate"] or "-")
+                    for v in data["versions"]
+                ],
+            ),
+            "<h2>rating after each round</h2>",
+            table(
+                ("season", "round", "version", "rating", "95 %", "hands"),
+                [
+                    (
+                        h["season"],
+                        h["round"],
+                        h["version"],
+                        "-" if h["rating"] is None else f"{h['rating']:+.0f}",
+                        "-"
+                        if h["ci_low"] is None
+                        else f"[{h['ci_low']:+.0f}, {h['ci_high']:+.0f}]",
+                        h["hands"],
+                    )
+                    for h in data["history"]
+                ],
+            ),
+            "<h2>failures this season</h2><p>"
+            + html.escape(", ".join(f"{k} {n}" for k, n in data["failures"].items()) or "none")
+            + "</p>",
+        ]
+        if data["logs"] is not None:
+            links = [
+                f"<li><a href='/service/bots/{html.escape(bot)}/logs/{html.escape(p)}'>"
+                f"{html.escape(p)}</a></li>"
+                for p in data["logs"]
+            ]
+            parts.append("<h2>your seat logs</h2><ul>" + "".join(links) + "</ul>")
+        return page(f"Bot {bot}", "".join(parts), f"/api/service/bots/{bot}")
+
+    @router.get("/service/bots/{bot}/logs/{path:path}", include_in_schema=False)
+    def bot_log(bot: str, path: str, request: Request) -> FileResponse:
+        """One seat log of a finished round, to the bot's owner alone."""
+        owner = state.owner(request)
+        with state.store() as store:
+            known = {b.name: b for b in store.bots()}
+            if bot not in known or owner is None or known[bot].owner != owner.name:
+                raise HTTPException(403, "a bot's logs are its owner's")
+            finished = {r.id for r in store.rounds() if r.finished}
+            listed = _logs(store.path, store, bot, finished)
+        if path not in listed:
+            raise HTTPException(404, f"no log {path!r} of {bot}")
+        root = store.path.parent / f"{store.path.name}.logs"
+        return FileResponse(root / path, media_type="text/plain")
+
+    return router
+
+
+def _logs(db: Path, store: LeagueStore, bot: str, finished: set[int]) -> list[str]:
+    """The bot's seat logs of finished rounds, relative to ``<db>.logs``."""
+    root = db.parent / f"{db.name}.logs"
+    names = {seat_log(Path(), seat, bot).name for seat in range(4)}  # named by the manifest
+    out: list[str] = []
+    for r in store.rounds():
+        if r.id not in finished:
+            continue
+        for _, name, _ in r.events:
+            folder = root / name
+            if folder.is_dir():
+                out.extend(
+                    p.relative_to(root).as_posix()
+                    for p in sorted(folder.rglob("seat*.log"))
+                    if p.name in names and not p.is_symlink()
+                )
+    return out

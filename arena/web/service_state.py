@@ -1,0 +1,160 @@
+"""What the league service's routes share: the database, the owners' sessions, the limits,
+the running workers, and how a request is authenticated."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import secrets
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fastapi import HTTPException, Request
+
+from arena.service.accounts import FailedLogins, Owner, ServiceDb, claimed_owner
+from arena.tournament.league.store import LeagueStore
+
+__all__ = ["SESSION_COOKIE", "Limits", "ServiceState"]
+
+SESSION_COOKIE = "arena_session"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The service's quotas: upload size, uploads per owner per day, failed logins."""
+
+    max_upload_bytes: int
+    daily_submissions: int = 20
+    login_failures: int = 10
+    login_window_s: float = 300.0
+
+
+@dataclass
+class ServiceState:
+    """The state of one service process (one league database)."""
+
+    db: Path
+    limits: Limits
+    allow_unsandboxed: bool = False
+    require_gate: bool = False
+    poll_s: float = 1.0
+    cluster: str | None = None  # rounds on Dask (``arena.tournament.cluster``)
+    failed: FailedLogins = field(default_factory=FailedLogins)
+    sessions: dict[str, str] = field(default_factory=dict)
+    csrf_key: bytes = field(default_factory=lambda: secrets.token_bytes(32))
+    workers: dict[int, subprocess.Popen[bytes]] = field(default_factory=dict)
+    round_worker: subprocess.Popen[bytes] | None = None
+    retry_at: float = 0.0
+    cache: dict[str, Any] = field(default_factory=dict)
+    tables: dict[tuple[int, int], dict[str, Any]] = field(default_factory=dict)
+
+    def service(self) -> ServiceDb:
+        """A connection to the service's tables (one per request: SQLite connections stay
+        in their thread)."""
+        return ServiceDb(self.db, setup=False)
+
+    @contextmanager
+    def store(self) -> Iterator[LeagueStore]:
+        """A connection to the league's tables, closed after the block."""
+        store = LeagueStore(self.db, create=False)
+        try:
+            yield store
+        finally:
+            store.close()
+
+    # ------------------------------------------------------------------ authentication
+
+    def owner(
+        self, request: Request, *, required: bool = True, cookie: bool = True
+    ) -> Owner | None:
+        """The owner a request speaks for: its bearer token, else (with ``cookie``) its
+        session cookie.
+
+        A wrong token counts as a failed login for the address and the owner it names;
+        past the limit every attempt is refused (429) until the window passes.
+
+        Raises:
+            HTTPException: 401 without a valid token (when ``required``), 429 past the limit.
+        """
+        address = client_address(request)
+        header = request.headers.get("authorization", "")
+        token = header[7:].strip() if header.lower().startswith("bearer ") else ""
+        if not token:
+            session = request.cookies.get(SESSION_COOKIE, "") if cookie else ""
+            name = self.sessions.get(session)
+            if name is not None:
+                with self.service() as service:
+                    found = next((o for o in service.owners() if o.name == name), None)
+                if found is not None and found.revoked is None:
+                    return found
+            if required:
+                raise HTTPException(401, "log in: send your token (Authorization: Bearer ...)")
+            return None
+        return self.login(token, address)
+
+    def login(self, token: str, address: str) -> Owner:
+        """Checks a token under the failed-login limits.
+
+        Raises:
+            HTTPException: 429 past the limit, 401 for a wrong or revoked token.
+        """
+        claimed = claimed_owner(token)
+        wait = self.failed.blocked(address, claimed)
+        if wait > 0:
+            raise HTTPException(
+                429,
+                f"too many failed logins; try again in {int(wait) + 1} s",
+                headers={"Retry-After": str(int(wait) + 1)},
+            )
+        with self.service() as service:
+            found = service.authenticate(token)
+            if found is None:
+                self.failed.failed(address, claimed)
+                service.audit(claimed or "?", address, "login refused", "wrong or revoked token")
+                raise HTTPException(401, "wrong or revoked token")
+        return found
+
+    def new_session(self, owner: str) -> str:
+        """A browser session for ``owner`` (kept in memory: a restart logs everyone out)."""
+        session = secrets.token_urlsafe(32)
+        self.sessions[session] = owner
+        return session
+
+    def csrf(self, request: Request) -> str:
+        """The CSRF token of the request's session (an HMAC of the session id)."""
+        session = request.cookies.get(SESSION_COOKIE, "")
+        return hmac.new(self.csrf_key, session.encode(), hashlib.sha256).hexdigest()
+
+    def check_csrf(self, request: Request, token: str) -> None:
+        """Refuses a form post whose CSRF token is not its session's (403)."""
+        if not request.cookies.get(SESSION_COOKIE) or not hmac.compare_digest(
+            token, self.csrf(request)
+        ):
+            raise HTTPException(403, "the form's CSRF token does not match your session")
+
+    # ------------------------------------------------------------------ workers
+
+    def spawn(self, *args: str) -> subprocess.Popen[bytes]:
+        """Starts a worker process (``arena.service.worker``) that dies with this one."""
+        # -P: the working folder is not put on the path (a checkout there would shadow the
+        # installed arena, as it does not for the ``arena`` command itself)
+        argv = [sys.executable, "-P", "-m", "arena.service.worker", *args]
+        argv += ["--db", str(self.db.resolve())]
+        argv += ["--parent", str(os.getpid())]
+        argv += ["--allow-unsandboxed"] if self.allow_unsandboxed else []
+        logs = self.db.parent / f"{self.db.name}.logs"
+        logs.mkdir(parents=True, exist_ok=True)
+        with (logs / "service-workers.log").open("ab") as log:
+            return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
+
+
+def client_address(request: Request) -> str:
+    """The client's address as the socket sees it (behind a proxy, run uvicorn with
+    ``--forwarded-allow-ips``: docs/deploy.md)."""
+    return request.client.host if request.client is not None else "?"

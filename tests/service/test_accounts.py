@@ -1,0 +1,127 @@
+"""The league service's accounts, quotas, schedule and backup, on a real league database."""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from arena.service.accounts import AccountError, FailedLogins, ServiceDb, claimed_owner
+from arena.service.backup import BackupError, backup
+from arena.service.scheduler import plan
+from arena.tournament.league.season import submit
+from arena.tournament.league.spec import LeagueFileError, parse_league
+from arena.tournament.league.store import LeagueStore
+
+
+def league(tmp_path: Path, **schedule: object) -> Path:
+    db = tmp_path / "league.sqlite"
+    data: dict[str, object] = {"name": "t", "seed": 1, "season_rounds": 3}
+    if schedule:
+        data["schedule"] = schedule
+    with closing(LeagueStore(db, create=True)) as store:
+        store.init_league(parse_league(data))
+    return db
+
+
+def test_tokens_are_random_stored_as_hashes_and_revocable(tmp_path: Path) -> None:
+    db = league(tmp_path)
+    with ServiceDb(db) as service:
+        ann = service.add_owner("ann")
+        bob = service.add_owner("bob", organiser=True)
+        assert ann.startswith("ann.") and len(ann) > 40 and ann != service.add_owner("cy")
+        assert service.authenticate(ann).name == "ann"  # type: ignore[union-attr]
+        assert service.authenticate(bob).organiser  # type: ignore[union-attr]
+        assert service.authenticate(ann[:-1] + ("A" if ann[-1] != "A" else "B")) is None
+        assert service.authenticate("bob." + ann.split(".", 1)[1]) is None  # another's secret
+        assert service.authenticate("nobody.x") is None
+        assert service.authenticate("no token shape") is None
+        with pytest.raises(AccountError, match="exists already"):
+            service.add_owner("ann")
+        with pytest.raises(AccountError, match="not a usable owner name"):
+            service.add_owner("a.b")
+        assert service.revoke("ann") and not service.revoke("ann")
+        assert service.authenticate(ann) is None
+        with pytest.raises(AccountError, match="no owner 'zed'"):
+            service.revoke("zed")
+        actions = [e["action"] for e in service.audit_log()]
+        assert actions.count("owner added") == 3 and actions.count("owner revoked") == 1
+    raw = b"".join(p.read_bytes() for p in db.parent.glob("league.sqlite*") if p.is_file())
+    assert ann.split(".", 1)[1].encode() not in raw  # only its hash is kept
+
+
+def test_failed_logins_are_limited_per_address_and_per_owner() -> None:
+    limits = FailedLogins(limit=3, window_s=3600)
+    for _ in range(3):
+        assert limits.blocked("10.0.0.1", "ann") == 0
+        limits.failed("10.0.0.1", "ann")
+    assert limits.blocked("10.0.0.1", None) > 0  # the address, whatever owner it names
+    assert limits.blocked("10.0.0.2", "ann") > 0  # the owner, from any address
+    assert limits.blocked("10.0.0.2", "bob") == 0
+    assert claimed_owner("ann.secret") == "ann" and claimed_owner("ann") is None
+
+
+def test_quota_and_one_running_submission_per_owner(tmp_path: Path) -> None:
+    db = league(tmp_path)
+    with ServiceDb(db) as service:
+        first = service.new_submission("ann", "127.0.0.1", gate=True)
+        assert service.busy("ann") and not service.busy("bob")
+        service.finish_submission(first, "refused", "the smoke check failed")
+        assert not service.busy("ann")
+        service.new_submission("ann", "127.0.0.1", gate=False)
+        assert service.submissions_since("ann") == 2 and service.submissions_since("bob") == 0
+        assert service.interrupt_unfinished() == 1  # a worker that died with the service
+        assert [s.status for s in service.submissions("ann")] == ["interrupted", "refused"]
+
+
+def test_the_schedule_decides_when_a_round_is_due(tmp_path: Path) -> None:
+    with pytest.raises(LeagueFileError, match="schedule"):
+        parse_league({"name": "t", "schedule": {"every": "soon"}})
+    with pytest.raises(LeagueFileError, match="every, after_versions or both"):
+        parse_league({"name": "t", "schedule": {}})
+    db = league(tmp_path, every="30m", max_rounds=2)
+    with closing(LeagueStore(db, create=False)) as store, ServiceDb(db) as service:
+        assert not plan(store, service).due
+        assert "needs at least 4" in plan(store, service).why
+        for bot in ("random", "greedy", "heuristic", "quick"):
+            submit(store, bot)
+        assert plan(store, service).why == "the first round of the season"
+        (number, season) = (1, 1)
+        round_ = store.add_round(season, number, [(v.id, 1) for v in store.versions()], [])
+        assert "unfinished" in plan(store, service).why  # always resumed first
+        store.finish_round(round_.id)
+        service.round_finished(round_.id, "season 1 round 1")
+        later = plan(store, service)
+        assert not later.due and later.next_at is not None
+        at = datetime.strptime(later.next_at, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+        assert plan(store, service, at + timedelta(seconds=1)).due
+        round_ = store.add_round(season, 2, [(v.id, 1) for v in store.versions()], [])
+        store.finish_round(round_.id)
+        assert "played its 2 rounds" in plan(store, service, at + timedelta(days=1)).why
+
+
+def test_after_versions_counts_new_versions(tmp_path: Path) -> None:
+    db = league(tmp_path, after_versions=5)
+    with closing(LeagueStore(db, create=False)) as store, ServiceDb(db) as service:
+        for bot in ("random", "greedy", "heuristic", "quick"):
+            submit(store, bot)
+        assert plan(store, service).why == "waiting: 4 of 5 new versions"
+        submit(store, "search")
+        assert plan(store, service).due
+
+
+def test_backup_is_a_consistent_copy_and_never_overwrites(tmp_path: Path) -> None:
+    db = league(tmp_path)
+    with ServiceDb(db) as service:
+        service.add_owner("ann")
+    out = tmp_path / "copy" / "backup.sqlite"
+    assert backup(db, out) > 0
+    with closing(sqlite3.connect(out)) as conn:
+        assert conn.execute("SELECT name FROM service_owners").fetchall() == [("ann",)]
+    with pytest.raises(BackupError, match="exists already"):
+        backup(db, out)
+    with pytest.raises(BackupError, match="no database"):
+        backup(tmp_path / "none.sqlite", tmp_path / "x.sqlite")
