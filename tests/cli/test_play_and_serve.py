@@ -21,7 +21,7 @@ from tests.helpers import ROOT, STUB_BOT
 
 FAULTY_BOTS = ROOT / "tests" / "server" / "bots" / "faulty_bots.py"
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 
 def stub_manifest(folder: Path, name: str, *args: str) -> Path:

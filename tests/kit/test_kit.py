@@ -20,7 +20,7 @@ from arena.referee import InProcessSeat, MatchConfig, Referee
 from arena.rules import Options, Phase
 from sdk.testing import RandomBot
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = pytest.mark.timeout(300)
 
 CHECKS = (
     "startup",

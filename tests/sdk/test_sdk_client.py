@@ -48,7 +48,7 @@ from tests.wire.matches import NumberedEvents, encode_match_result
 
 TOKEN = "seat-token-1"
 
-pytestmark = pytest.mark.timeout(180)
+pytestmark = pytest.mark.timeout(300)
 
 
 def run_async(fn: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:

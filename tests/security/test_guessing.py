@@ -12,7 +12,7 @@ from arena.server import ArenaServer, TableSpec
 from arena.server.service import GUESS_DELAY_MAX_S, GUESS_DELAY_S, GUESS_FREE, Guesses
 from tests.server.wire_client import Client, hello
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = pytest.mark.timeout(300)
 
 
 def test_a_peer_s_failed_credentials_are_slowed_then_forgotten() -> None:

@@ -42,7 +42,7 @@ BOTS = Path(__file__).resolve().parent / "bots"
 HOSTILE = BOTS / "hostile_bot.py"
 HANDS = 2
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(400)]
 
 
 def _full() -> Sandbox:

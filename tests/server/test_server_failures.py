@@ -32,7 +32,7 @@ from arena.server.bots import play_table
 from arena.server.manifest import Manifest
 from tests.helpers import MANY_PROCESSES
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(120), MANY_PROCESSES]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(600), MANY_PROCESSES]
 
 ODD = 1  # the seat that misbehaves
 

@@ -12,7 +12,7 @@ from arena.referee import replay as replays
 from arena.server import ArenaServer, GrpcSeat, TableSpec, play_table
 from arena.server.manifest import resolve_bot
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 
 class Watcher:

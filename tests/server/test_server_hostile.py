@@ -40,7 +40,7 @@ from arena.server.bots import play_table
 from arena.server.manifest import Manifest, resolve_bot
 from arena.wire import pb
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(400)]
 
 STUB_BOT = Path(__file__).resolve().parent / "bots" / "stub_bot.py"
 MARKER = "4000000000"  # the hostile bot's value (tests/server/bots/stub_bot.py)

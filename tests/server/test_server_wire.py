@@ -24,7 +24,7 @@ from arena.wire import pb
 from arena.wire.request import decode_request, encode_request
 from tests.wire.matches import NumberedEvents
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(60)]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 
 
 def play_one_table(options: Options, seed: int) -> tuple[list[Client], replays.Replay]:
