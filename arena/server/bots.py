@@ -2,12 +2,11 @@
 
 Every seat gets its own process (partners never share one), started with the manifest's
 command in its working directory, in a sandbox (``arena.server.sandbox``), with
-``TICHU_ARENA_SERVER`` (its own Unix socket to the referee: ``arena.server.relay``),
-``TICHU_ARENA_TOKEN`` (or ``TICHU_ARENA_BOT_KEY``) and ``TICHU_ARENA_SEED`` (the seat's
-seed for the table's first match) in its environment. Its output goes to a log file,
-capped. A process that exits before its table is done is a crash: the table is told
-(``Table.bot_exited``), and the bot is restarted while ``restarts`` allow (it then resumes
-its seat with its token).
+``TICHU_ARENA_SERVER`` (the referee's Unix socket), ``TICHU_ARENA_TOKEN`` (or
+``TICHU_ARENA_BOT_KEY``) and ``TICHU_ARENA_SEED`` (the seat's seed for the table's first
+match) in its environment. Its output goes to a log file, capped. A process
+that exits before its table is done is a crash: the table is told (``Table.bot_exited``), and
+the bot is restarted while ``restarts`` allow (it then resumes its seat with its token).
 
 ``play_table`` is what ``arena play``, the benchmark and the tests use: one table on a
 running ``ArenaServer``, four bot processes, the records when the table is done.
@@ -28,7 +27,6 @@ from arena.referee import MatchRecord, TableEvent
 from arena.rules.errors import ArenaError
 from arena.server.app import ArenaServer
 from arena.server.manifest import CommandError, Limits, Manifest
-from arena.server.relay import SeatRelay
 from arena.server.sandbox import Sandbox, bot_path, require_sandbox
 from arena.server.table import Table, TableSpec, TableState
 
@@ -70,13 +68,13 @@ class BotProcess:
         self.env = dict(env)
         self.log = log
         self.sandbox = sandbox
+        self.socket = socket
         self.limits = limits or manifest.limits
         self.writable = tuple(writable)
         self.proc: asyncio.subprocess.Process | None = None
         self._pump: asyncio.Task[None] | None = None
         self.logged = 0  # bytes of output in the log: what the referee marks decisions with
         self._scratch: Path | None = None
-        self.relay = SeatRelay(socket)  # its own socket: no flood of it reaches other bots
 
     async def start(self) -> None:
         """Starts the process in its sandbox (its output to ``log``, or discarded)."""
@@ -91,14 +89,13 @@ class BotProcess:
         if exe is None or not os.access(exe, os.X_OK):
             raise BotStartError(f"{where}: cannot start {m.argv()!r} in {m.cwd}: no such program")
         argv[0] = exe
-        socket = self.relay.path or await self.relay.start()  # kept across restarts
         try:
             launch = self.sandbox.launch(
                 argv,
                 cwd=m.cwd,
                 folder=m.folder if m.path is not None else m.cwd,
                 env={**m.env, ENV_NAME: m.name, **self.env},
-                socket=socket,
+                socket=self.socket,
                 limits=self.limits,
                 writable=self.writable,
             )
@@ -183,7 +180,6 @@ class BotProcess:
                 self._pump.cancel()
         finally:
             self._cleanup()
-            await self.relay.close()
         return proc.returncode
 
     def _cleanup(self) -> None:
