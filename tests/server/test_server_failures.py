@@ -108,6 +108,8 @@ def _run(stub: Callable[..., Manifest], tmp: Path) -> Scenario:
                 time=TimeControl(decision_ms=1500 if name in ("timeout", "vanish") else 5000),
                 policy=policy,
                 table_id=name,
+                # Nine tables of bots start at once beside the rest of the suite: room to join.
+                startup_timeout_s=120.0,
             )
             table, records = await play_table(
                 server,
