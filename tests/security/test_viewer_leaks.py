@@ -69,8 +69,13 @@ def url(event_db: Path) -> Iterator[str]:
         yield base
 
 
+_CLIENT = httpx.Client(timeout=30)
+"""One client for the module: each bare ``httpx.get`` loads the system's certificates anew,
+which under load made a thousand requests outlast the test's deadline."""
+
+
 def get(url: str, path: str, **params: Any) -> httpx.Response:
-    r = httpx.get(url + path, params=params, timeout=30)
+    r = _CLIENT.get(url + path, params=params)
     assert r.status_code == 200, r.text
     return r
 

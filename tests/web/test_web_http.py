@@ -22,8 +22,12 @@ pytestmark = pytest.mark.slow  # plays an event and serves it
 CARD = re.compile(r"\b(?:[2-9TJQKA][jspt]|Dg|Mj|Dr|Ph)\b")
 
 
+_CLIENT = httpx.Client(timeout=30)
+"""One client for the module: a bare ``httpx.get`` loads the system's certificates each time."""
+
+
 def get(web: Served, path: str, **params: Any) -> Any:
-    r = httpx.get(web.url + path, params=params, timeout=30)
+    r = _CLIENT.get(web.url + path, params=params)
     assert r.status_code == 200, r.text
     return r.json()
 
