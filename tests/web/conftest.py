@@ -3,41 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("fastapi", reason="the web extra is not installed")
-from arena.tournament.model import load_event, plan_event
-from arena.tournament.runner import EventRunner
-from arena.tournament.store import EventStore
-from arena.web.app import create_app, running
-
-BOTS = Path(__file__).parent / "bots"
-
-
-def event_toml(folder: Path, name: str, first: str, boards: int) -> Path:
-    """A round robin of four bots on ``boards`` boards a round, both rotations."""
-    path = folder / f"{name}.toml"
-    path.write_text(
-        f'name = "{name}"\n'
-        f'bots = [{{ bot = "{BOTS / first}" }}, "random", "greedy",'
-        ' { bot = "greedy", name = "greedy-b" }]\n'
-        'schedule = "round_robin"\nformat = "board"\nhands_per_board = 1\nrotations = 2\n'
-        f"boards_per_round = {boards}\nseed = 11\njobs = 2\n"
-        "[time_control]\ndecision_ms = 2000\n",
-        encoding="utf-8",
-    )
-    return path
-
-
-def play_event(toml: Path, db: Path) -> None:
-    """Plans and plays the event to the end, with bot logs beside the database."""
-    spec = load_event(toml)
-    with EventStore(db) as store:
-        store.create_event(spec, plan_event(spec))
-        EventRunner(store, spec.name, spec, log_dir=db.parent / f"{db.name}.logs").run()
+from tests.web.served import Served, event_toml, play_event, serve
 
 
 @pytest.fixture(scope="session")
@@ -47,20 +18,6 @@ def event_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     db = folder / "events.sqlite"
     play_event(event_toml(folder, "webtest", "logbot.toml", 1), db)
     return db
-
-
-@dataclass
-class Served:
-    """A running web app: its base address and what it serves."""
-
-    url: str
-    db: Path
-
-
-def serve(dbs: list[Path]) -> Iterator[str]:
-    """The app over ``dbs`` on a free loopback port (polling fast); yields the base URL."""
-    with running(create_app(dbs, poll_s=0.1)) as url:
-        yield url
 
 
 @pytest.fixture(scope="session")

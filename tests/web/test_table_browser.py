@@ -11,59 +11,27 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_web_browser import ARGS, CHROMIUM, sync_api
 
 from arena.referee.replay import load
 from arena.rules import Match, card_name, cards_of
 from arena.rules.notation import action_from_json
+from tests.web.served import ARGS, CHROMIUM, start_table
 
 pytestmark = pytest.mark.slow
 
+if not CHROMIUM.exists():
+    pytest.skip(
+        f"no browser: {CHROMIUM} is missing (apt-get install chromium)", allow_module_level=True
+    )
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+
 SEED = 1664
 CARD = re.compile(r"\b(?:[2-9TJQKA][jspt]|Mj|Dr|Ph|Dg)\b")
-
-
-def start_table(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen[str], str, list[str]]:
-    """``arena table`` on a free port; its address and the four seat links."""
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "arena.cli.main",
-            "table",
-            "--port",
-            "0",
-            "--linger",
-            "30",
-            "--out",
-            str(tmp_path / "table.json"),
-            *extra,
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        cwd=tmp_path,
-    )
-    assert proc.stdout is not None
-    links: list[str] = []
-    base = ""
-    deadline = time.monotonic() + 120
-    while len(links) < 4 and time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        if line.startswith("table open: "):
-            base = line.split()[2].rstrip("/")
-        links += re.findall(r"(http://\S+/seat\?token=\S+)", line)
-    assert base and len(links) == 4, "arena table did not print its links"
-    return proc, base, links
 
 
 def click_cards(page: Any, cards: list[str]) -> None:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-from test_table_browser import start_table
 
 from arena.referee.replay import load
+from tests.web.served import start_table
 
 pytestmark = pytest.mark.slow  # a table with three sandboxed bots in a process
 

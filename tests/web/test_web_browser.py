@@ -13,7 +13,6 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import BOTS, Served, event_toml, serve
 
 from arena.referee.replay import load
 from arena.rules import Match, card_name, cards_of
@@ -21,19 +20,9 @@ from arena.rules.notation import action_from_json
 from arena.tournament.live import live_path
 from arena.tournament.store import EventStore
 from arena.web.app import create_app, running
+from tests.web.served import ARGS, BOTS, CHROMIUM, Served, event_toml, serve
 
 pytestmark = pytest.mark.slow
-
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 if not CHROMIUM.exists():
     pytest.skip(

@@ -10,12 +10,12 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import Served, serve
 
 from arena.referee.replay import load
 from arena.rules import Match, Play, card_name, cards_of
 from arena.rules.notation import action_from_json
 from arena.tournament.store import EventStore
+from tests.web.served import Served, serve
 
 pytestmark = pytest.mark.slow  # plays an event and serves it
 

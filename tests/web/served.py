@@ -1,0 +1,102 @@
+"""What the web tests share: the event they play, the app serving it, an ``arena table``
+process, and the browser's flags (a module of its own, so no test imports a conftest)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.tournament.model import load_event, plan_event
+from arena.tournament.runner import EventRunner
+from arena.tournament.store import EventStore
+from arena.web.app import create_app, running
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+BOTS = Path(__file__).parent / "bots"
+
+
+def event_toml(folder: Path, name: str, first: str, boards: int) -> Path:
+    """A round robin of four bots on ``boards`` boards a round, both rotations."""
+    path = folder / f"{name}.toml"
+    path.write_text(
+        f'name = "{name}"\n'
+        f'bots = [{{ bot = "{BOTS / first}" }}, "random", "greedy",'
+        ' { bot = "greedy", name = "greedy-b" }]\n'
+        'schedule = "round_robin"\nformat = "board"\nhands_per_board = 1\nrotations = 2\n'
+        f"boards_per_round = {boards}\nseed = 11\njobs = 2\n"
+        "[time_control]\ndecision_ms = 2000\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+def play_event(toml: Path, db: Path) -> None:
+    """Plans and plays the event to the end, with bot logs beside the database."""
+    spec = load_event(toml)
+    with EventStore(db) as store:
+        store.create_event(spec, plan_event(spec))
+        EventRunner(store, spec.name, spec, log_dir=db.parent / f"{db.name}.logs").run()
+
+
+@dataclass
+class Served:
+    """A running web app: its base address and what it serves."""
+
+    url: str
+    db: Path
+
+
+def serve(dbs: list[Path]) -> Iterator[str]:
+    """The app over ``dbs`` on a free loopback port (polling fast); yields the base URL."""
+    with running(create_app(dbs, poll_s=0.1)) as url:
+        yield url
+
+
+def start_table(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen[str], str, list[str]]:
+    """``arena table`` on a free port; its address and the four seat links."""
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "arena.cli.main",
+            "table",
+            "--port",
+            "0",
+            "--linger",
+            "30",
+            "--out",
+            str(tmp_path / "table.json"),
+            *extra,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert proc.stdout is not None
+    links: list[str] = []
+    base = ""
+    deadline = time.monotonic() + 120
+    while len(links) < 4 and time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        if line.startswith("table open: "):
+            base = line.split()[2].rstrip("/")
+        links += re.findall(r"(http://\S+/seat\?token=\S+)", line)
+    assert base and len(links) == 4, "arena table did not print its links"
+    return proc, base, links
