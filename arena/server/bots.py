@@ -19,6 +19,7 @@ import contextlib
 import os
 import shutil
 import signal
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -27,7 +28,7 @@ from arena.referee import MatchRecord, TableEvent
 from arena.rules.errors import ArenaError
 from arena.server.app import ArenaServer
 from arena.server.manifest import CommandError, Limits, Manifest
-from arena.server.sandbox import Sandbox, bot_path, require_sandbox
+from arena.server.sandbox import Launch, Sandbox, bot_path, require_sandbox
 from arena.server.table import Table, TableSpec, TableState
 
 ENV_TOKEN = "TICHU_ARENA_TOKEN"
@@ -36,6 +37,9 @@ ENV_NAME = "TICHU_ARENA_NAME"
 
 LOG_CHUNK = 64 * 1024
 LOG_DRAIN_PAUSE_S = 0.05
+_PREPARING = threading.Lock()
+"""One sandbox prepared at a time in a process (the image module's state is not shared
+between threads)."""
 """Past the log cap, one read of ``LOG_CHUNK`` bytes per pause: about 1.3 MB/s at most."""
 ENV_SEED = "TICHU_ARENA_SEED"
 
@@ -89,16 +93,24 @@ class BotProcess:
         if exe is None or not os.access(exe, os.X_OK):
             raise BotStartError(f"{where}: cannot start {m.argv()!r} in {m.cwd}: no such program")
         argv[0] = exe
+
+        def prepare() -> Launch:
+            with _PREPARING:
+                return self.sandbox.launch(
+                    argv,
+                    cwd=m.cwd,
+                    folder=m.folder if m.path is not None else m.cwd,
+                    env={**m.env, ENV_NAME: m.name, **self.env},
+                    socket=self.socket,
+                    limits=self.limits,
+                    writable=self.writable,
+                )
+
         try:
-            launch = self.sandbox.launch(
-                argv,
-                cwd=m.cwd,
-                folder=m.folder if m.path is not None else m.cwd,
-                env={**m.env, ENV_NAME: m.name, **self.env},
-                socket=self.socket,
-                limits=self.limits,
-                writable=self.writable,
-            )
+            # In a thread: building an image reads and copies files, and waits on other
+            # processes' builds; on the loop that would stall every table of the referee
+            # (gRPC cancels a call its server has not taken up within 30 s).
+            launch = await asyncio.to_thread(prepare)
         except ArenaError as e:  # its folder's image (too large) or the filter
             raise BotStartError(f"{where}: {e}") from None
         self._scratch = launch.scratch

@@ -85,8 +85,12 @@ def _run(stub: Callable[..., Manifest], tmp: Path) -> Scenario:
         async def one(name: str, args: list[str], policy: FailurePolicy) -> None:
             bots = [stub("--seed", str(s)) for s in range(4)]
             if args == ["exit-before-joining"]:
+                # In the stub's folder: a manifest without a path shows the working folder
+                # (here the whole checkout, virtual environment included) to its sandbox.
                 bots[ODD] = Manifest(
-                    name="early", command=["{python}", "-c", "raise SystemExit(4)"]
+                    name="early",
+                    command=["{python}", "-c", "raise SystemExit(4)"],
+                    path=bots[0].path,
                 )
             elif args:
                 bots[ODD] = stub(*args, "--seed", "99")
