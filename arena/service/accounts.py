@@ -28,14 +28,14 @@ import secrets
 import sqlite3
 import time
 from collections import deque
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from arena.rules import ArenaError
+from arena.tournament.store import transaction, utc_text
 
 __all__ = [
     "OWNER_NAME",
@@ -93,11 +93,6 @@ CREATE TABLE IF NOT EXISTS service_rounds (
 
 class AccountError(ArenaError):
     """An owner command that cannot be done (a bad name, an owner that exists or does not)."""
-
-
-def now_text() -> str:
-    """The time as the league stores it: UTC ISO 8601 to the second."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def parse_time(text: str) -> datetime:
@@ -217,15 +212,8 @@ class ServiceDb:
     def __exit__(self, *_exc: object) -> None:
         self.close()
 
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        self._conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield self._conn
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
-        self._conn.execute("COMMIT")
+    def _write(self) -> AbstractContextManager[sqlite3.Connection]:
+        return transaction(self._conn)
 
     # ------------------------------------------------------------------------- owners
 
@@ -247,7 +235,7 @@ class ServiceDb:
                 conn.execute(
                     "INSERT INTO service_owners (name, token_hash, role, created)"
                     " VALUES (?, ?, ?, ?)",
-                    (name, token_hash(token), role, now_text()),
+                    (name, token_hash(token), role, utc_text()),
                 )
                 self._audit(conn, "organiser", address, "owner added", f"{name} ({role})")
         except sqlite3.IntegrityError:
@@ -278,7 +266,7 @@ class ServiceDb:
                 raise AccountError(f"no owner {name!r} (owners: {known})")
             if row[0] is not None:
                 return False
-            conn.execute("UPDATE service_owners SET revoked = ? WHERE name = ?", (now_text(), name))
+            conn.execute("UPDATE service_owners SET revoked = ? WHERE name = ?", (utc_text(), name))
             self._audit(conn, "organiser", address, "owner revoked", name)
         return True
 
@@ -305,7 +293,7 @@ class ServiceDb:
         conn.execute(
             "INSERT INTO service_audit (time, actor, address, action, detail)"
             " VALUES (?, ?, ?, ?, ?)",
-            (now_text(), actor, address, action, " ".join(detail.split())[:500]),
+            (utc_text(), actor, address, action, " ".join(detail.split())[:500]),
         )
 
     def audit(self, actor: str, address: str, action: str, detail: str = "") -> None:
@@ -331,7 +319,7 @@ class ServiceDb:
             cursor = conn.execute(
                 "INSERT INTO service_submissions (time, owner, address, gate, status)"
                 " VALUES (?, ?, ?, ?, 'queued')",
-                (now_text(), owner, address, int(gate)),
+                (utc_text(), owner, address, int(gate)),
             )
             return int(cursor.lastrowid or 0)
 
@@ -382,7 +370,7 @@ class ServiceDb:
 
     def submissions_since(self, owner: str, hours: float = 24.0) -> int:
         """How many uploads the owner made in the last ``hours`` (the daily quota)."""
-        since = (datetime.now(UTC) - timedelta(hours=hours)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        since = utc_text(datetime.now(UTC) - timedelta(hours=hours))
         row = self._conn.execute(
             "SELECT COUNT(*) FROM service_submissions WHERE owner = ? AND time >= ?",
             (owner, since),
@@ -414,7 +402,7 @@ class ServiceDb:
         with self._write() as conn:
             conn.execute(
                 "INSERT OR IGNORE INTO service_rounds (round_id, started) VALUES (?, ?)",
-                (round_id, now_text()),
+                (round_id, utc_text()),
             )
             self._audit(conn, "scheduler", "local", "round started", label)
 
@@ -423,11 +411,11 @@ class ServiceDb:
         with self._write() as conn:
             conn.execute(
                 "INSERT OR IGNORE INTO service_rounds (round_id, started) VALUES (?, ?)",
-                (round_id, now_text()),
+                (round_id, utc_text()),
             )
             conn.execute(
                 "UPDATE service_rounds SET finished = ? WHERE round_id = ?",
-                (now_text(), round_id),
+                (utc_text(), round_id),
             )
             self._audit(conn, "scheduler", "local", "round finished", label)
 

@@ -25,6 +25,7 @@ from arena.service.accounts import ServiceDb, parse_time
 from arena.tournament.league.season import MIN_DIVISION
 from arena.tournament.league.spec import duration_s
 from arena.tournament.league.store import LeagueStore
+from arena.tournament.store import utc_text
 
 __all__ = ["Plan", "plan"]
 
@@ -40,10 +41,6 @@ class Plan:
     def to_json(self) -> dict[str, object]:
         """The plan as the status page shows it."""
         return {"due": self.due, "why": self.why, "next_at": self.next_at}
-
-
-def _text(moment: datetime) -> str:
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def plan(store: LeagueStore, service: ServiceDb, now: datetime | None = None) -> Plan:
@@ -84,4 +81,5 @@ def plan(store: LeagueStore, service: ServiceDb, now: datetime | None = None) ->
         if now >= next_at:
             return Plan(True, f"{schedule.every} since the last round ended")
         whys.append(f"every {schedule.every}")
-    return Plan(False, "waiting: " + ", ".join(whys), None if next_at is None else _text(next_at))
+    at = None if next_at is None else utc_text(next_at)
+    return Plan(False, "waiting: " + ", ".join(whys), at)

@@ -471,16 +471,8 @@ class EventStore:
     ) -> None:
         self.close()
 
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction: committed at the end, rolled back on any exception or Ctrl-C."""
-        self._conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield self._conn
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
-        self._conn.execute("COMMIT")
+    def _write(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        return transaction(self._conn)
 
     # ---------------------------------------------------------------------------- events
 
@@ -578,7 +570,7 @@ class EventStore:
                     _canonical(spec.identity()),
                     _canonical(plan.schedule_json()),
                     digest,
-                    created or _now(),
+                    created or utc_text(),
                     EventStatus.PLANNED.value,
                     None if plan.secret is None else plan.secret.hex(),
                 ),
@@ -664,7 +656,13 @@ class EventStore:
         conn.execute(
             "INSERT INTO segments (event_id, first_ordinal, spec, schedule, created)"
             " VALUES (?, ?, ?, ?, ?)",
-            (event_id, len(prefix), _canonical(segment.identity()), _canonical(schedule), _now()),
+            (
+                event_id,
+                len(prefix),
+                _canonical(segment.identity()),
+                _canonical(schedule),
+                utc_text(),
+            ),
         )
         fillers = set(spec.filler_names)
         conn.executemany(
@@ -810,7 +808,7 @@ class EventStore:
             updated = conn.execute(
                 "UPDATE plays SET status = 'done', replay_path = ?, finished_at = ?"
                 " WHERE id = ? AND status = 'pending'",
-                (self._relative(replay_path), _now(), play_id),
+                (self._relative(replay_path), utc_text(), play_id),
             )
             if updated.rowcount != 1:
                 raise StoreError(
@@ -931,8 +929,22 @@ class EventStore:
 # Row conversion
 
 
-def _now() -> str:
-    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+@contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One write transaction (``BEGIN IMMEDIATE``) on a connection opened with
+    ``isolation_level=None``: committed at the end, rolled back on any exception or Ctrl-C."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def utc_text(moment: datetime | None = None) -> str:
+    """A time as the stores keep it (``moment``, else now): UTC ISO 8601 to the second."""
+    return (moment or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _canonical(data: Any) -> str:

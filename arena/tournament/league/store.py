@@ -38,7 +38,7 @@ from typing import Any
 
 from arena.tournament.boards import new_secret
 from arena.tournament.league.spec import LeagueSpec, parse_league
-from arena.tournament.store import EventStore, StoreError, _canonical, _now
+from arena.tournament.store import EventStore, StoreError, _canonical, utc_text
 
 __all__ = [
     "LEAGUE_SCHEMA_VERSION",
@@ -248,7 +248,7 @@ class LeagueStore(EventStore):
         Raises:
             StoreError: The database already holds a league.
         """
-        now = _now()
+        now = utc_text()
         with self._write() as conn:
             row = conn.execute("SELECT name FROM league").fetchone()
             if row is not None:
@@ -347,7 +347,7 @@ class LeagueStore(EventStore):
         Raises:
             StoreError: The bot belongs to another owner, or this content was submitted.
         """
-        now = _now()
+        now = utc_text()
         with self._write() as conn:
             row = conn.execute("SELECT owner FROM league_bots WHERE name = ?", (bot,)).fetchone()
             if row is None:
@@ -400,7 +400,7 @@ class LeagueStore(EventStore):
         if info.retired is not None:
             return False
         with self._write() as conn:
-            conn.execute("UPDATE league_bots SET retired = ? WHERE name = ?", (_now(), bot))
+            conn.execute("UPDATE league_bots SET retired = ? WHERE name = ?", (utc_text(), bot))
         return True
 
     def set_divisions(self, divisions: dict[str, int]) -> None:
@@ -448,7 +448,7 @@ class LeagueStore(EventStore):
         Raises:
             StoreError: ``number`` is not the open season.
         """
-        now = _now()
+        now = utc_text()
         with self._write() as conn:
             row = conn.execute(
                 "SELECT closed FROM league_seasons WHERE number = ?", (number,)
@@ -530,7 +530,7 @@ class LeagueStore(EventStore):
             cursor = conn.execute(
                 "INSERT INTO league_rounds (season, number, created, status)"
                 " VALUES (?, ?, ?, 'planned')",
-                (season, number, _now()),
+                (season, number, utc_text()),
             )
             round_id = int(cursor.lastrowid or 0)
             conn.executemany(
