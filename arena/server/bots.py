@@ -37,11 +37,11 @@ ENV_NAME = "TICHU_ARENA_NAME"
 
 LOG_CHUNK = 64 * 1024
 LOG_DRAIN_PAUSE_S = 0.05
+"""Past the log cap, one read of ``LOG_CHUNK`` bytes per pause: about 1.3 MB/s at most."""
+ENV_SEED = "TICHU_ARENA_SEED"
 _PREPARING = threading.Lock()
 """One sandbox prepared at a time in a process (the image module's state is not shared
 between threads)."""
-"""Past the log cap, one read of ``LOG_CHUNK`` bytes per pause: about 1.3 MB/s at most."""
-ENV_SEED = "TICHU_ARENA_SEED"
 
 
 class BotStartError(ArenaError):

@@ -472,6 +472,7 @@ class EventStore:
         self.close()
 
     def _write(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        """One write transaction (``transaction``)."""
         return transaction(self._conn)
 
     # ---------------------------------------------------------------------------- events
