@@ -2,11 +2,12 @@
 
 Every seat gets its own process (partners never share one), started with the manifest's
 command in its working directory, in a sandbox (``arena.server.sandbox``), with
-``TICHU_ARENA_SERVER`` (the referee's Unix socket), ``TICHU_ARENA_TOKEN`` (or
-``TICHU_ARENA_BOT_KEY``) and ``TICHU_ARENA_SEED`` (the seat's seed for the table's first
-match) in its environment. Its output goes to a log file, capped. A process
-that exits before its table is done is a crash: the table is told (``Table.bot_exited``), and
-the bot is restarted while ``restarts`` allow (it then resumes its seat with its token).
+``TICHU_ARENA_SERVER`` (its own Unix socket to the referee: ``arena.server.relay``),
+``TICHU_ARENA_TOKEN`` (or ``TICHU_ARENA_BOT_KEY``) and ``TICHU_ARENA_SEED`` (the seat's
+seed for the table's first match) in its environment. Its output goes to a log file,
+capped. A process that exits before its table is done is a crash: the table is told
+(``Table.bot_exited``), and the bot is restarted while ``restarts`` allow (it then resumes
+its seat with its token).
 
 ``play_table`` is what ``arena play``, the benchmark and the tests use: one table on a
 running ``ArenaServer``, four bot processes, the records when the table is done.
@@ -28,6 +29,7 @@ from arena.referee import MatchRecord, TableEvent
 from arena.rules.errors import ArenaError
 from arena.server.app import ArenaServer
 from arena.server.manifest import CommandError, Limits, Manifest
+from arena.server.relay import SeatRelay
 from arena.server.sandbox import Launch, Sandbox, bot_path, require_sandbox
 from arena.server.table import Table, TableSpec, TableState
 
@@ -72,13 +74,13 @@ class BotProcess:
         self.env = dict(env)
         self.log = log
         self.sandbox = sandbox
-        self.socket = socket
         self.limits = limits or manifest.limits
         self.writable = tuple(writable)
         self.proc: asyncio.subprocess.Process | None = None
         self._pump: asyncio.Task[None] | None = None
         self.logged = 0  # bytes of output in the log: what the referee marks decisions with
         self._scratch: Path | None = None
+        self.relay = SeatRelay(socket)  # its own socket: no flood of it reaches other bots
 
     async def start(self) -> None:
         """Starts the process in its sandbox (its output to ``log``, or discarded)."""
@@ -93,6 +95,7 @@ class BotProcess:
         if exe is None or not os.access(exe, os.X_OK):
             raise BotStartError(f"{where}: cannot start {m.argv()!r} in {m.cwd}: no such program")
         argv[0] = exe
+        socket = self.relay.path or await self.relay.start()  # kept across restarts
 
         def prepare() -> Launch:
             with _PREPARING:
@@ -101,7 +104,7 @@ class BotProcess:
                     cwd=m.cwd,
                     folder=m.folder if m.path is not None else m.cwd,
                     env={**m.env, ENV_NAME: m.name, **self.env},
-                    socket=self.socket,
+                    socket=socket,
                     limits=self.limits,
                     writable=self.writable,
                 )
@@ -173,7 +176,8 @@ class BotProcess:
         pid namespace dies with its first process).
         """
         proc = self.proc
-        if proc is None:
+        if proc is None:  # never started, or its start failed after the relay was opened
+            await self.relay.close()
             return None
         try:
             for sig, wait_s in ((None, timeout_s), (signal.SIGTERM, 2.0), (signal.SIGKILL, 5.0)):
@@ -192,6 +196,7 @@ class BotProcess:
                 self._pump.cancel()
         finally:
             self._cleanup()
+            await self.relay.close()
         return proc.returncode
 
     def _cleanup(self) -> None:

@@ -25,6 +25,7 @@ from arena.server import ArenaServer, TableSpec
 from arena.server.bots import play_table
 from arena.server.image import images_folder
 from arena.server.manifest import Limits, Manifest
+from arena.server.relay import MAX_CONNECTIONS
 from arena.server.sandbox import (
     Sandbox,
     SandboxError,
@@ -278,6 +279,21 @@ def test_a_flooded_log_is_capped_and_the_flooder_given_up(
     assert 3 in p.attacked.outcome.given_up
     assert len(p.log.encode()) <= cap_kb * 1024 + 200
     assert re.search(r"\[arena: \d+ bytes of output past the cap dropped\]", p.log)
+
+
+def test_a_connection_flood_costs_only_the_flooder(
+    stub: Callable[..., Manifest], tmp_path: Path
+) -> None:
+    """A bot whose children open connections to the referee by the hundred holds at most
+    ``MAX_CONNECTIONS`` (its own socket closes the rest at once), and every other bot of its
+    table and of the table beside it connects and plays (docs/security.md)."""
+    # It never plays: the table waits out its start-up time while it floods.
+    p = play_attack(stub, _hostile("connections"), tmp_path, startup_timeout_s=15.0)
+    assert_honest_seats_played(p, {FailureKind.DISCONNECT})
+    (line,) = lines(p.log, "connections: ")
+    held, closed, silent = map(int, re.findall(r"\d+", line))
+    assert held <= MAX_CONNECTIONS, line
+    assert held + closed + silent == 1600 and closed >= 1600 - MAX_CONNECTIONS - silent, line
 
 
 def test_partial_level_has_no_network_and_its_own_pid_namespace(

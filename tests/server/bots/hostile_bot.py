@@ -15,6 +15,9 @@ check that nothing secret came out:
   with ``TEST_MARKER`` in its command line, and plays on.
 * ``memory``: allocates 16 MiB blocks until refused, prints how far it got, exits with 4.
 * ``flood``: writes to stdout without end and never plays.
+* ``connections``: children open connections to the referee's socket by the hundred and
+  hold them; prints how many the other end kept open, closed at once, or never answered;
+  never plays.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import errno
 import fcntl
 import mmap
 import os
+import select
 import signal
 import socket
 import struct
@@ -131,6 +135,70 @@ def attack_flood() -> None:
         out.write(line)
 
 
+FLOOD_CHILDREN = 8
+FLOOD_EACH = 200  # below each process's descriptor limit
+HELD: list[socket.socket] = []
+"""The connections a flooding child holds until it is stopped."""
+
+
+def _hold_connections(path: str, count: int) -> tuple[int, int, int]:
+    """Opens ``count`` connections to ``path`` (for 10 s at most); returns how many the other
+    end keeps open (it sent something), closed at once, or left silent or never took."""
+    socks = HELD
+    deadline = time.monotonic() + 10.0
+    while len(socks) < count and time.monotonic() < deadline:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.setblocking(False)
+        try:
+            s.connect(path)
+        except BlockingIOError:  # the listener's backlog is full: again, once it accepted
+            s.close()
+            time.sleep(0.001)
+            continue
+        except OSError:
+            s.close()
+            break
+        socks.append(s)
+    held = closed = 0
+    poll = select.poll()
+    pending = {s.fileno(): s for s in socks}
+    for fd in pending:
+        poll.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+    deadline = time.monotonic() + 10.0
+    while pending and time.monotonic() < deadline:
+        for fd, _ in poll.poll(1000):
+            s = pending.pop(fd)
+            poll.unregister(fd)
+            try:
+                data = s.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+            except OSError:
+                data = b""
+            if data:
+                held += 1
+            else:
+                closed += 1
+    return held, closed, count - held - closed
+
+
+def attack_connections() -> None:
+    path = os.environ["TICHU_ARENA_SERVER"].removeprefix("unix:")
+    read, write = os.pipe()
+    for _ in range(FLOOD_CHILDREN):
+        if os.fork() == 0:
+            counts = _hold_connections(path, FLOOD_EACH)
+            os.write(write, (" ".join(map(str, counts)) + "\n").encode())
+            while True:  # holding them until the sandbox is stopped
+                time.sleep(60)
+    totals = [0, 0, 0]
+    with os.fdopen(read) as f:
+        for _ in range(FLOOD_CHILDREN):
+            for i, v in enumerate(f.readline().split()):
+                totals[i] += int(v)
+    print(f"connections: held {totals[0]}, closed {totals[1]}, silent {totals[2]}", flush=True)
+    while True:
+        time.sleep(60)
+
+
 def _outcome(call: Callable[[], object]) -> str:
     try:
         call()
@@ -195,6 +263,7 @@ ATTACKS = {
     "fork": attack_fork,
     "memory": attack_memory,
     "flood": attack_flood,
+    "connections": attack_connections,
 }
 
 
