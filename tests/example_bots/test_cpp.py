@@ -6,12 +6,12 @@ builds the bot as its Makefile does (protocol code from ``proto/`` by ``protoc``
 it with ``arena check-bot`` and plays a real match against the Python random bot. It also pins
 the two ways a built bot fails to start: linked against the host's ``libgrpc++`` without
 bringing it (the loader's message, at once, not a hang) and a program without its exec bit
-("no such program").
+("no such program"), and that the Makefile's fully static mode passes too.
 
-The build (about 30 s on two cores) is cached under the temp folder by a hash of the sources,
-the ``.proto`` file and the compiler's and libraries' versions, behind a file lock, so repeated
-runs and parallel workers build once. Skipped, naming the Debian package, when a build tool
-or library is missing.
+The build (about 40 s on two cores for the three modes) is cached under the temp folder by a
+hash of the sources, the ``.proto`` file and the compiler's and libraries' versions, behind a
+file lock, so repeated runs and parallel workers build once. Skipped, naming the Debian
+package, when a build tool or library is missing.
 """
 
 from __future__ import annotations
@@ -120,22 +120,21 @@ def _build(target: Path, mode: str, objects: Path | None) -> None:
 
 
 @pytest.fixture(scope="module")
-def built() -> Iterator[tuple[Path, Path]]:
-    """The bot's folder built as the Makefile's default (libraries bundled), and the same
-    linked against the host's libraries without bundling them; cached across runs."""
+def built() -> Iterator[dict[str, Path]]:
+    """The bot's folder by Makefile mode: ``bundled`` (the default), ``static``, and ``host``
+    (linked against the host's libraries, none bundled); cached across runs."""
     missing = missing_packages()
     if missing:
         pytest.skip(f"building example_bots/cpp needs the Debian packages: {' '.join(missing)}")
     key = build_key()
-    bundled, host = CACHE / f"{key}-bundled", CACHE / f"{key}-host"
+    folders = {mode: CACHE / f"{key}-{mode}" for mode in ("bundled", "static", "host")}
     CACHE.mkdir(parents=True, exist_ok=True)
     with open(CACHE / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # another worker's build finishes first
-        if not bundled.is_dir():
-            _build(bundled, "bundled", None)
-        if not host.is_dir():
-            _build(host, "host", bundled)
-    yield bundled, host
+        for mode, folder in folders.items():  # the others relink the bundled build's objects
+            if not folder.is_dir():
+                _build(folder, mode, None if mode == "bundled" else folders["bundled"])
+    yield folders
 
 
 def check_bot(manifest: Path, logs: Path) -> tuple[int, str, float]:
@@ -162,11 +161,30 @@ def foreign_lines(logs: list[Path]) -> list[str]:
     return lines
 
 
+def has_interpreter(program: Path) -> bool:
+    """Whether an ELF (64-bit, little-endian) program asks for a loader (``PT_INTERP``)."""
+    data = program.read_bytes()
+    assert data[:4] == b"\x7fELF" and data[4] == 2 and data[5] == 1, program
+    phoff, phentsize, phnum = (
+        int.from_bytes(data[32:40], "little"),
+        int.from_bytes(data[54:56], "little"),
+        int.from_bytes(data[56:58], "little"),
+    )
+    types = [
+        int.from_bytes(data[phoff + i * phentsize : phoff + i * phentsize + 4], "little")
+        for i in range(phnum)
+    ]
+    return 3 in types  # PT_INTERP
+
+
+@pytest.mark.parametrize("mode", ["bundled", "static"])
 def test_the_cpp_bot_passes_check_bot_in_the_full_sandbox(
-    built: tuple[Path, Path], tmp_path: Path
+    built: dict[str, Path], mode: str, tmp_path: Path
 ) -> None:
-    bundled, _ = built
-    code, output, _ = check_bot(bundled / "bot.toml", tmp_path / "logs")
+    folder = built[mode]
+    assert has_interpreter(folder / "bot") is (mode == "bundled")
+    assert (folder / "lib" / "libgrpc++.so.1.51").exists() is (mode == "bundled")
+    code, output, _ = check_bot(folder / "bot.toml", tmp_path / "logs")
     assert code == 0, output
     assert "sandboxed: full (bwrap" in output.splitlines()[0], output
     assert "verdict: PASS (all 9 checks passed)" in output, output
@@ -192,9 +210,9 @@ async def _play(manifests: list[Manifest], logs: Path) -> list[MatchRecord]:
 
 
 def test_the_cpp_bot_plays_matches_against_python_random(
-    built: tuple[Path, Path], tmp_path: Path
+    built: dict[str, Path], tmp_path: Path
 ) -> None:
-    cpp = load_manifest(built[0] / "bot.toml")
+    cpp = load_manifest(built["bundled"] / "bot.toml")
     python_random = resolve_bot("random")
     manifests = [cpp if s in CPP_SEATS else python_random for s in range(4)]
     records = asyncio.run(_play(manifests, tmp_path))
@@ -218,12 +236,11 @@ def test_the_cpp_bot_plays_matches_against_python_random(
 
 
 def test_a_bot_linked_against_the_hosts_grpc_does_not_start(
-    built: tuple[Path, Path], tmp_path: Path
+    built: dict[str, Path], tmp_path: Path
 ) -> None:
     # The sandbox holds the base image's libraries only: the loader finds no libgrpc++, and
     # the bot exits at once with 127; check-bot says so with the loader's own line.
-    _, host = built
-    code, output, seconds = check_bot(host / "bot.toml", tmp_path / "logs")
+    code, output, seconds = check_bot(built["host"] / "bot.toml", tmp_path / "logs")
     assert code == 1, output
     startup = row(output, "startup")
     assert "FAIL" in startup and "the process exited with code 127" in startup, output
@@ -233,10 +250,10 @@ def test_a_bot_linked_against_the_hosts_grpc_does_not_start(
 
 
 def test_a_bot_without_its_exec_bit_is_no_such_program(
-    built: tuple[Path, Path], tmp_path: Path
+    built: dict[str, Path], tmp_path: Path
 ) -> None:
     folder = tmp_path / "noexec"
-    shutil.copytree(built[0], folder, ignore=shutil.ignore_patterns("build", "gen"))
+    shutil.copytree(built["bundled"], folder, ignore=shutil.ignore_patterns("build", "gen"))
     (folder / "bot").chmod(0o644)
     code, output, _ = check_bot(folder / "bot.toml", tmp_path / "logs")
     assert code == 1, output
