@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from typing import Annotated
@@ -253,3 +254,84 @@ def web_bench(
     print(f"game list        : {f.games_s * 1000:.0f} ms for all {f.hands} hands")
     print(f"first step       : {f.first_step_ms:.1f} ms (outline and re-play of the play)")
     print(f"replay step      : {f.step_ms_median:.1f} ms median, {f.step_ms_max:.1f} ms max")
+
+
+@app.command("covert")
+def covert_bench(
+    bits: Annotated[int, typer.Option(min=1, help="Random bits per slot length and run.")] = 200,
+    slots: Annotated[
+        str, typer.Option(help="Comma-separated slot lengths in ms.")
+    ] = "2,5,10,20,50",
+    spinners: Annotated[str, typer.Option(help="Comma-separated sender process counts.")] = "1,2",
+    placements: Annotated[
+        str, typer.Option(help="Comma-separated: arena (no pinning), same-core, cross-core.")
+    ] = "arena,same-core,cross-core",
+    modes: Annotated[
+        str, typer.Option(help="Comma-separated: cpu (spin), cache (walk a 64 MiB buffer).")
+    ] = "cpu",
+    seed: Annotated[int, typer.Option(help="Seed of the message bits.")] = 1,
+    lead: Annotated[float, typer.Option(min=0.1, help="Seconds from launch to start.")] = 2.0,
+) -> None:
+    """The CPU and cache timing channel between two colluding sandboxed processes: bits/s."""
+    from arena.bench.covert import DEAL_BITS, HAND_BITS, CovertError, bench_covert
+    from arena.server.sandbox import SandboxError, require_sandbox
+
+    def progress(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    try:
+        slot_ms = [float(x) for x in slots.split(",") if x.strip()]
+        counts = [int(x) for x in spinners.split(",") if x.strip()]
+        if not slot_ms or min(slot_ms) <= 0 or not counts or min(counts) < 1:
+            raise ValueError("slot lengths must be positive and spinners at least 1")
+        box = require_sandbox()
+        f = bench_covert(
+            box,
+            bits=bits,
+            slots_ms=slot_ms,
+            spinners=counts,
+            placements=[x.strip() for x in placements.split(",") if x.strip()],
+            modes=[x.strip() for x in modes.split(",") if x.strip()],
+            seed=seed,
+            lead_s=lead,
+            progress=progress,
+        )
+    except (SandboxError, CovertError, ValueError) as e:
+        print(f"error: {e}")
+        raise typer.Exit(2) from None
+    except KeyboardInterrupt:
+        progress("covert: interrupted; both processes killed")
+        raise typer.Exit(130) from None
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"bot sandbox      : {f.sandbox.summary()}, default limits")
+    print(f"CPUs             : {','.join(map(str, f.cpus))}; load average {load}")
+    print(f"message          : {bits} random bits per slot length after a 32-bit preamble")
+    print("placement   mode  spin  pinned s/r   slot ms  errors     p   raw b/s  capacity b/s")
+    for r in f.runs:
+        pins = f"{r.sender_pinned[:3]}/{r.receiver_pinned[:3]}"
+        for s in r.slots:
+            print(
+                f"{r.placement:<11} {r.mode:<5} {r.spinners:>4}  {pins:<11} {s.slot_ms:>8g}"
+                f"  {s.errors:>6} {s.p:5.3f} {s.raw_bps:>9.1f} {s.capacity_bps:>13.1f}"
+                f"   (progress 0/1: {s.zero_median:g}/{s.one_median:g})"
+            )
+    for r in f.runs:
+        if "refused" in r.sender_pinned + r.receiver_pinned:
+            print(f"pinning          : {r.placement}: {r.sender_pinned} / {r.receiver_pinned}")
+    for line in f.skipped:
+        print(f"skipped          : {line}")
+    best = f.best
+    if best is None:
+        return
+    run, slot = best
+    print(
+        f"best             : {slot.capacity_bps:.1f} bits/s capacity ({run.placement}, {run.mode},"
+        f" {run.spinners} spinner(s), {slot.slot_ms:g} ms slots, p = {slot.p:.3f})"
+    )
+    for what, need in (
+        ("a hand", f"log2 C(42,14) = {HAND_BITS:.2f} bits: another seat's 14 cards, given yours"),
+        ("the deal", f"log2 42!/(14!^3) = {DEAL_BITS:.2f} bits: who holds each unseen card"),
+    ):
+        bits_needed = HAND_BITS if what == "a hand" else DEAL_BITS
+        took = bits_needed / slot.capacity_bps if slot.capacity_bps > 0 else math.inf
+        print(f"{what:<17}: {need}; {took:.2f} s at the best capacity")
