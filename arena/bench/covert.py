@@ -25,7 +25,6 @@ import json
 import math
 import os
 import random
-import shutil
 import signal
 import statistics
 import subprocess
@@ -352,7 +351,7 @@ def _run_pair(
     """Runs one sender and one receiver; their results, or None if one was ready too late."""
     start = time.time() + lead_s
     procs: list[subprocess.Popen[str]] = []
-    scratch: list[Path] = []
+    launches: list[Launch] = []
     try:
         for script, cpu in zip(("sender.py", "receiver.py"), cpus, strict=True):
             cfg = json.dumps({**config, "start": start, "cpu": cpu})
@@ -364,7 +363,7 @@ def _run_pair(
                 socket=folder / SOCKET_NAME,
                 limits=Limits(),
             )
-            scratch += [launch.scratch] if launch.scratch is not None else []
+            launches.append(launch)
             procs.append(_start(launch))
         sender, receiver = procs
         deadline = start + duration_s + 60.0
@@ -388,8 +387,8 @@ def _run_pair(
     finally:
         for proc in procs:
             _kill(proc)
-        for path in scratch:
-            shutil.rmtree(path, ignore_errors=True)
+        for launch in launches:
+            launch.release()
     sent = _outcome("sender", sender.returncode, s_out, s_err)
     got = _outcome("receiver", receiver.returncode, r_out, r_err)
     if LATE in (sender.returncode, receiver.returncode):
@@ -461,8 +460,7 @@ def bench_covert(
             limits=Limits(),
         )
         ahead.close()
-        if ahead.scratch is not None:
-            shutil.rmtree(ahead.scratch, ignore_errors=True)
+        ahead.release()
         for placement, where in wheres.items():
             if where is None:
                 figures.skipped.append(f"{placement}: one CPU only ({cpus})")

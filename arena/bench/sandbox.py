@@ -77,4 +77,5 @@ def bench_startup(starts: int = 20, code: str = BOT_START) -> StartFigures:
                     out.append(_run_ms(launch.argv, launch.env, launch.cwd, launch.fds, t))
                 finally:
                     launch.close()
+                    launch.release()
     return figures

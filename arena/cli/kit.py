@@ -75,6 +75,8 @@ def check_bot_command(
         f" {decision_ms} ms per decision, sandboxed: {sandbox.summary()}",
         highlight=False,
     )
+    if sandbox.no_cgroup:  # the bot's processes are bounded one by one (docs/security.md)
+        console.print(f"no cgroup per bot: {escape(sandbox.no_cgroup)}", highlight=False)
 
     def progress(r: CheckResult) -> None:
         mark = "[green]PASS[/green]" if r.passed else "[bold red]FAIL[/bold red]"

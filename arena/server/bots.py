@@ -28,9 +28,10 @@ from pathlib import Path
 from arena.referee import MatchRecord, TableEvent
 from arena.rules.errors import ArenaError
 from arena.server.app import ArenaServer
+from arena.server.image import runtime_programs
 from arena.server.manifest import CommandError, Limits, Manifest
 from arena.server.relay import SeatRelay
-from arena.server.sandbox import Launch, Sandbox, bot_path, require_sandbox
+from arena.server.sandbox import Launch, Sandbox, SandboxLevel, bot_path, require_sandbox
 from arena.server.table import Table, TableSpec, TableState
 
 ENV_TOKEN = "TICHU_ARENA_TOKEN"
@@ -79,21 +80,29 @@ class BotProcess:
         self.proc: asyncio.subprocess.Process | None = None
         self._pump: asyncio.Task[None] | None = None
         self.logged = 0  # bytes of output in the log: what the referee marks decisions with
-        self._scratch: Path | None = None
+        self._launch: Launch | None = None  # what the running process holds on the host
         self.relay = SeatRelay(socket)  # its own socket: no flood of it reaches other bots
 
     async def start(self) -> None:
         """Starts the process in its sandbox (its output to ``log``, or discarded)."""
         m = self.manifest
-        self._cleanup()
+        await asyncio.to_thread(self._cleanup)  # what a previous start of it left
         where = m.path or m.name
+        if m.path is None:  # made in code: it has no folder to show its sandbox
+            raise BotStartError(f"{where}: a manifest needs a path (its folder is the bot's view)")
         try:
             argv = m.launch_argv()
         except CommandError as e:
             raise BotStartError(f"{where}: {e}") from None
-        exe = argv[0] if "/" in argv[0] else shutil.which(argv[0], path=bot_path())
+        bare = "/" not in argv[0]  # a name looked up on the sandbox's PATH
+        exe = shutil.which(argv[0], path=bot_path()) if bare else argv[0]
         if exe is None or not os.access(exe, os.X_OK):
             raise BotStartError(f"{where}: cannot start {m.argv()!r} in {m.cwd}: no such program")
+        if bare and self.sandbox.level is SandboxLevel.FULL and Path(exe) not in runtime_programs():
+            raise BotStartError(
+                f"{where}: {m.command[0]!r} is {exe} on this host, which the sandbox does not "
+                "hold: a command runs {python}, python3, node, or a program in the bot's folder"
+            )
         argv[0] = exe
         socket = self.relay.path or await self.relay.start()  # kept across restarts
 
@@ -102,7 +111,7 @@ class BotProcess:
                 return self.sandbox.launch(
                     argv,
                     cwd=m.cwd,
-                    folder=m.folder if m.path is not None else m.cwd,
+                    folder=m.folder,
                     env={**m.env, ENV_NAME: m.name, **self.env},
                     socket=socket,
                     limits=self.limits,
@@ -116,7 +125,7 @@ class BotProcess:
             launch = await asyncio.to_thread(prepare)
         except ArenaError as e:  # its folder's image (too large) or the filter
             raise BotStartError(f"{where}: {e}") from None
-        self._scratch = launch.scratch
+        self._launch = launch
         out = asyncio.subprocess.PIPE if self.log is not None else asyncio.subprocess.DEVNULL
         try:
             self.proc = await asyncio.create_subprocess_exec(
@@ -195,14 +204,14 @@ class BotProcess:
                     await asyncio.wait_for(asyncio.shield(self._pump), 5.0)
                 self._pump.cancel()
         finally:
-            self._cleanup()
+            await asyncio.to_thread(self._cleanup)  # may wait for its cgroup to empty
             await self.relay.close()
         return proc.returncode
 
     def _cleanup(self) -> None:
-        if self._scratch is not None:
-            shutil.rmtree(self._scratch, ignore_errors=True)
-            self._scratch = None
+        launch, self._launch = self._launch, None
+        if launch is not None:
+            launch.release()
 
 
 async def _watch(

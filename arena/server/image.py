@@ -218,6 +218,13 @@ def _programs() -> list[Path]:
     return out
 
 
+@functools.cache
+def runtime_programs() -> frozenset[Path]:
+    """The programs the base image holds (the interpreter and its links, ``node``, the
+    launch tools): all a ``full`` sandbox can run by a bare name, besides the bot's own."""
+    return frozenset(_with_links([*_interpreter_paths(), *_programs()]))
+
+
 def _is_elf(path: Path) -> bool:
     try:
         with path.open("rb") as f:

@@ -188,6 +188,7 @@ class Limits(BaseModel):
     file_size_mb: int = Field(default=64, ge=1, le=1 << 20)
     tmp_mb: int = Field(default=256, ge=1, le=1 << 20)
     log_kb: int = Field(default=1024, ge=1, le=1 << 30)
+    cpus: float = Field(default=1.0, gt=0, le=1024)
 
     def capped(self, cap: Limits) -> Limits:
         """These limits, none above ``cap``'s (an event's limits cap each manifest's)."""

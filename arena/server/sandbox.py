@@ -30,13 +30,14 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from arena.rules.errors import ArenaError
 from arena.server import image
+from arena.server.cgroup import BotCgroup, CgroupHost, host_cgroups
 from arena.server.image import folder_image, runtime_images
 from arena.server.manifest import Limits
 from arena.server.seccomp import filter_program, program_fd
@@ -80,12 +81,21 @@ class Launch:
     address: str
     scratch: Path | None = None  # a private folder to remove after the process (no bwrap)
     fds: tuple[int, ...] = ()
+    cgroup: BotCgroup | None = None
 
     def close(self) -> None:
         """Closes the runner's copies of ``fds`` (the started process keeps its own)."""
         for fd in self.fds:
             with contextlib.suppress(OSError):
                 os.close(fd)
+
+    def release(self) -> None:
+        """Removes what the process had on the host once it has ended: its private folder,
+        its cgroup (killing whatever it left there)."""
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+        if self.cgroup is not None:
+            self.cgroup.release()
 
 
 @dataclass(frozen=True)
@@ -98,6 +108,8 @@ class Sandbox:
     reasons: tuple[str, ...] = ()
     bwrap: str | None = None
     flags: tuple[str, ...] = field(default=(), repr=False)
+    cgroups: CgroupHost | None = None
+    no_cgroup: str = ""  # why the host allows no cgroup per bot process, when it does not
 
     def describe(self) -> dict[str, Any]:
         """What the replay's ``meta`` and the event database record of it."""
@@ -105,12 +117,14 @@ class Sandbox:
             "level": self.level.value,
             "tool": self.tool,
             "uid": "separate" if self.separate_uid else "runner",
+            "cgroup": self.cgroups.summary() if self.cgroups is not None else "none",
         }
 
     def summary(self) -> str:
         """One line for the console."""
         uid = ", a uid of its own" if self.separate_uid else ""
-        return f"{self.level.value} ({self.tool}{uid})"
+        cgroup = ", a cgroup of its own" if self.cgroups is not None else ", no cgroup"
+        return f"{self.level.value} ({self.tool}{uid}{cgroup})"
 
     def launch(
         self,
@@ -130,6 +144,10 @@ class Sandbox:
         ``writable`` folders are bound read-write (tests use it to collect what a bot saw).
         """
         uid = _draw_uid() if self.separate_uid else None
+        try:
+            cgroup = BotCgroup.make(self.cgroups, limits) if self.cgroups is not None else None
+        except OSError as e:
+            raise SandboxError(f"cannot make the bot's cgroup: {e.strerror or e}") from None
         if self.level is SandboxLevel.FULL:
             address, scratch, home = f"unix:{SANDBOX_SOCKET}", None, "/tmp"
         else:
@@ -165,10 +183,14 @@ class Sandbox:
             options = program_fd(b"".join(f"{a}\0".encode() for a in [*self.flags, *view, *caps]))
             filt = program_fd(filter_program())
             full = [self.bwrap, "--args", str(options), "--seccomp", str(filt), "--", *command]
-            return Launch(full, outer_env, cwd, address, fds=(options, filt))
-        if self.level is SandboxLevel.PARTIAL:
-            return Launch([*self.flags, "--", *command], outer_env, cwd, address, scratch)
-        return Launch(command, outer_env, cwd, address, scratch)
+            fds: tuple[int, ...] = (options, filt)
+        elif self.level is SandboxLevel.PARTIAL:
+            full, fds = [*self.flags, "--", *command], ()
+        else:
+            full, fds = command, ()
+        if cgroup is not None:
+            full = cgroup.join_argv(full)
+        return Launch(full, outer_env, cwd, address, scratch, fds, cgroup)
 
 
 def _draw_uid() -> int:
@@ -388,8 +410,7 @@ def _try(sb: Sandbox) -> str | None:
             return f"cannot run it: {e}"
         finally:
             launch.close()
-            if launch.scratch is not None:
-                shutil.rmtree(launch.scratch, ignore_errors=True)
+            launch.release()
     if done.returncode == 5:
         return "the process did not get a pid namespace of its own"
     if done.returncode != 0:
@@ -406,10 +427,18 @@ def _probe(level: SandboxLevel | None) -> Sandbox:
             continue
         why = _try(sb)
         if why is None:
-            return Sandbox(sb.level, sb.tool, sb.separate_uid, tuple(reasons), sb.bwrap, sb.flags)
+            return replace(sb, reasons=tuple(reasons), **_cgroups())
         reasons.append(f"{what}: {why}")
     tool = "prlimit" if shutil.which("prlimit") else "no rlimits (prlimit missing)"
-    return Sandbox(SandboxLevel.NONE, tool, False, tuple(reasons))
+    return Sandbox(SandboxLevel.NONE, tool, False, tuple(reasons), **_cgroups())
+
+
+def _cgroups() -> dict[str, Any]:
+    """The host's cgroups for a sandbox's fields: where they go, or why there are none."""
+    found = host_cgroups()
+    if isinstance(found, CgroupHost):
+        return {"cgroups": found}
+    return {"cgroups": None, "no_cgroup": found}
 
 
 def host_sandbox() -> Sandbox:

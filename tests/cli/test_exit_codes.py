@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -48,3 +52,39 @@ def test_bad_input_exits_2_with_one_line(argv: list[str], tmp_path: Path) -> Non
     result = CliRunner().invoke(app, [str(places.get(a, a)) for a in argv])
     assert result.exit_code == 2, result.output
     assert "Traceback" not in result.output
+
+
+EVENT_OF_BROKEN_BOTS = """
+name = "nobody-came"
+bots = [
+  { bot = "broken/bot.toml", name = "broken-1" },
+  { bot = "broken/bot.toml", name = "broken-2" },
+  { bot = "broken/bot.toml", name = "broken-3" },
+  { bot = "broken/bot.toml", name = "broken-4" },
+]
+hands_per_board = 1
+rotations = 2
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_an_event_run_that_records_nothing_exits_1(tmp_path: Path) -> None:
+    """Every bot dies at start: no table can play, nothing is recorded, and that is no success."""
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "bot.toml").write_text('name = "broken"\ncommand = ["{python}", "bot.py"]\n')
+    (broken / "bot.py").write_text("raise SystemExit(3)\n")
+    (tmp_path / "event.toml").write_text(EVENT_OF_BROKEN_BOTS)
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.cli.main", "event", "run", "event.toml", "--db", "e.sqlite"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=540,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    out = done.stdout + done.stderr
+    assert done.returncode == 1, out
+    assert re.search(r"error: no play was recorded \(0/\d+ done\)", out), out
+    assert "Traceback" not in out

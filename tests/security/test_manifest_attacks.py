@@ -8,11 +8,13 @@ each family of loader, shell and interpreter hooks.
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from pathlib import Path
 
 import pytest
 
+from arena.server.bots import BotProcess, BotStartError
 from arena.server.manifest import (
     CommandError,
     Manifest,
@@ -21,7 +23,13 @@ from arena.server.manifest import (
     load_manifest,
     resolve_program,
 )
-from arena.server.sandbox import SandboxError, runtime_paths
+from arena.server.sandbox import (
+    SandboxError,
+    SandboxLevel,
+    host_sandbox,
+    runtime_paths,
+    unsandboxed,
+)
 from arena.tournament.runner import _check_private
 from tests.security.hostile import arena
 
@@ -103,6 +111,27 @@ def test_a_manifest_made_in_code_is_checked_again_at_start(tmp_path: Path) -> No
     m = Manifest(name="x", command=["/bin/sh"], path=folder / "bot.toml")
     with pytest.raises(CommandError, match="outside the bot's folder"):
         m.launch_argv()
+
+
+def test_a_manifest_without_a_path_is_refused_at_start(tmp_path: Path) -> None:
+    """Made in code without a path it has no folder: its sandbox would show the working one."""
+    m = Manifest(name="x", command=["{python}", "-c", "pass"])
+    bot = BotProcess(m, {}, sandbox=unsandboxed(), socket=tmp_path / "referee.sock")
+    with pytest.raises(BotStartError, match="a manifest needs a path"):
+        asyncio.run(bot.start())
+    assert bot.proc is None
+
+
+def test_a_host_program_the_sandbox_lacks_is_refused_at_start(tmp_path: Path) -> None:
+    """``true`` is on the host's PATH, not in the sealed runtime: a clear error, not a crash."""
+    sb = host_sandbox()
+    if sb.level is not SandboxLevel.FULL:
+        pytest.skip(f"this host makes no full sandbox: {'; '.join(sb.reasons)}")
+    folder = bot_folder(tmp_path, '["true"]')
+    bot = BotProcess(load_manifest(folder / "bot.toml"), {}, sandbox=sb, socket=tmp_path / "s")
+    with pytest.raises(BotStartError, match=r"'true' is /\S+ on this host, which the sandbox"):
+        asyncio.run(bot.start())
+    assert bot.proc is None
 
 
 @pytest.mark.parametrize("name", HOOKS)
