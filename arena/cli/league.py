@@ -235,6 +235,18 @@ def _run(
                 cluster=cluster,
                 allow_unsandboxed=allow_unsandboxed,
             )
+            if not result.finished and not result.stopped:
+                # Nobody stopped it, yet plays are left: their tables could not play (no
+                # bot could start or connect). Never a success; the next run retries them.
+                for _, name, _ in round_.events:
+                    print_failures(bot_failures(store.hands(name)))
+                left = sum(sum(not p.done for p in store.plays(n)) for _, n, _ in round_.events)
+                _fail(
+                    f"round {round_.number}: {plural(left, 'play')} could not be played and "
+                    f"{'is' if left == 1 else 'are'} not recorded; see the bots' logs in "
+                    f"{result.logs}; arena league run tries them again",
+                    code=1,
+                )
             if not result.finished:
                 words = ["arena", "league", "run", "--rounds", str(rounds - played), "--db"]
                 words += [str(db), *(["--jobs", str(jobs)] if jobs is not None else [])]

@@ -57,3 +57,25 @@ def test_a_league_round_plays_on_with_a_broken_bot_and_names_it(tmp_path: Path) 
     assert "crash" in line[2] or "disconnect" in line[2], line[0]
     log = Path(line[4]) if Path(line[4]).is_absolute() else tmp_path / line[4]
     assert "no_such_module_anywhere" in log.read_text(), log
+
+
+def test_a_league_round_that_records_nothing_exits_1_and_says_so(tmp_path: Path) -> None:
+    """Every bot dies at start: no table plays; the round is not called interrupted, nor done."""
+    for k in range(4):
+        folder = tmp_path / f"dead{k}"
+        folder.mkdir()
+        (folder / "bot.toml").write_text(f'name = "dead{k}"\ncommand = ["{{python}}", "bot.py"]\n')
+        (folder / "bot.py").write_text("raise SystemExit(3)\n")
+    (tmp_path / "league.toml").write_text(LEAGUE)
+    db = ["--db", "league.sqlite"]
+    for step in (
+        ["league", "init", "league.toml", *db],
+        *(["league", "submit", f"dead{k}", *db] for k in range(4)),
+    ):
+        done = arena(*step, cwd=tmp_path)
+        assert done.returncode == 0, (step, done.stdout + done.stderr)
+    done = arena("league", "run", "--rounds", "1", *db, cwd=tmp_path)
+    out = done.stdout + done.stderr
+    assert done.returncode == 1, out
+    assert re.search(r"error: round 1: \d+ plays could not be played and are not recorded", out)
+    assert "interrupted" not in out and "Traceback" not in out

@@ -478,12 +478,15 @@ def _plan_events(store: LeagueStore, spec: LeagueSpec, round_: RoundInfo) -> Non
 
 @dataclass
 class RoundResult:
-    """What ``play_round`` did: the round, hands and failures recorded now, whether it ended."""
+    """What ``play_round`` did: the round, hands and failures recorded now, whether it ended,
+    and whether a signal stopped it (unfinished without one: some plays could not be played)."""
 
     round: RoundInfo
     hands: int = 0
     failures: int = 0
     finished: bool = False
+    stopped: bool = False
+    logs: Path | None = None  # the bots' logs of its events
 
 
 def play_round(
@@ -503,8 +506,8 @@ def play_round(
     below ``full`` (``arena.server.sandbox.require_sandbox``).
     """
     sandbox = require_sandbox(allow_unsandboxed)
-    result = RoundResult(round_)
     logs = store.path.parent / f"{store.path.name}.logs"
+    result = RoundResult(round_, logs=logs)
     for _, name, _ in round_.events:
         spec = store.event_spec(name)
         runner = EventRunner(
@@ -521,6 +524,7 @@ def play_round(
         result.hands += progress.hands
         result.failures += progress.failures
         if runner.stopping:
+            result.stopped = True
             return result
     if all(store.event_summary(name).finished for _, name, _ in round_.events):
         store.finish_round(round_.id)
