@@ -252,9 +252,11 @@ def test_a_bot_linked_against_the_hosts_grpc_does_not_start(
 def test_a_bot_without_its_exec_bit_is_no_such_program(
     built: dict[str, Path], tmp_path: Path
 ) -> None:
-    folder = tmp_path / "noexec"
-    shutil.copytree(built["bundled"], folder, ignore=shutil.ignore_patterns("build", "gen"))
-    (folder / "bot").chmod(0o644)
-    code, output, _ = check_bot(folder / "bot.toml", tmp_path / "logs")
+    # A short folder: the report's cell must hold the whole message on one line.
+    with tempfile.TemporaryDirectory(prefix="cpp-") as short:
+        folder = Path(short) / "noexec"
+        shutil.copytree(built["bundled"], folder, ignore=shutil.ignore_patterns("build", "gen"))
+        (folder / "bot").chmod(0o644)
+        code, output, _ = check_bot(folder / "bot.toml", tmp_path / "logs")
     assert code == 1, output
     assert f"cannot start ['./bot'] in {folder}: no such program" in row(output, "startup")
