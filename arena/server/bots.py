@@ -178,6 +178,14 @@ class BotProcess:
         assert self.proc is not None, "not started"
         return await self.proc.wait()
 
+    def exit_cause(self) -> str:
+        """What the runner knows of why the process ended, as a clause ('' when nothing)."""
+        cgroup = self._launch.cgroup if self._launch is not None else None
+        if cgroup is None or not cgroup.oom_kills():
+            return ""
+        mib = self.limits.memory_mb + self.limits.tmp_mb
+        return f" (the kernel ended its processes at the bot's memory limit, {mib} MiB in all)"
+
     async def stop(self, timeout_s: float = 5.0) -> int | None:
         """Lets the process exit on its own for ``timeout_s``, then terminates, then kills it.
 
@@ -224,7 +232,7 @@ async def _watch(
             return
         on_exit(seat, code)
         restarting = restarts > 0
-        table.bot_exited(seat, code, restarting)
+        table.bot_exited(seat, code, restarting, bot.exit_cause())
         if not restarting:
             return
         restarts -= 1

@@ -137,7 +137,7 @@ class Table:
         self._manager_hook = on_match
         self._managed: set[int] = set()
         self._exited: set[int] = set()
-        self._exit_codes: dict[int, int] = {}
+        self._exit_codes: dict[int, str] = {}  # a seat's exit code and its cause, as said
         self._lost: dict[int, asyncio.TimerHandle] = {}
         self._resumes: dict[int, list[float]] = {}  # seat -> loop times of its resumes (match)
         self._all_joined = asyncio.Event()
@@ -308,8 +308,11 @@ class Table:
         if self.referee is not None:
             self.referee.seat_back(seat, took_over, peer)
 
-    def bot_exited(self, seat: int, returncode: int, restarting: bool = False) -> None:
-        """The runner saw the seat's bot process exit before the table was done."""
+    def bot_exited(
+        self, seat: int, returncode: int, restarting: bool = False, cause: str = ""
+    ) -> None:
+        """The runner saw the seat's bot process exit before the table was done (``cause``:
+        what the runner knows of why, e.g. its cgroup's memory limit)."""
         if self.state is TableState.DONE:
             return
         handle = self._lost.pop(seat, None)
@@ -317,12 +320,12 @@ class Table:
             handle.cancel()
         if not restarting:
             self._exited.add(seat)
-            self._exit_codes[seat] = returncode
+            self._exit_codes[seat] = f"{returncode}{cause}"
             if self.state is TableState.WAITING:
                 self._check_joined()
         referee = self.referee
         if referee is not None:
-            detail = f"the bot process exited with code {returncode}"
+            detail = f"the bot process exited with code {returncode}{cause}"
             if restarting:
                 detail += "; restarting it"
             referee.seat_lost(seat, FailureKind.CRASH, detail, resumable=restarting)

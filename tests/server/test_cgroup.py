@@ -7,6 +7,7 @@ same bot without its cgroup too, so it fails if the cgroup is not what holds the
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -16,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from arena.server.bots import BotProcess
 from arena.server.cgroup import EXTRA_PIDS, BotCgroup, CgroupHost, host_cgroups
-from arena.server.manifest import Limits
+from arena.server.manifest import Limits, load_manifest
 from arena.server.sandbox import SOCKET_NAME, Sandbox, host_sandbox, unsandboxed
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
@@ -170,3 +172,39 @@ def test_release_kills_what_escaped_the_process_group(tmp_path: Path) -> None:
         time.sleep(0.05)  # killed; the init reaps it
     status = Path(f"/proc/{pid}/status")
     assert not status.exists() or "zombie" in status.read_text()
+
+
+def test_a_bot_ended_at_its_memory_limit_is_told_so(tmp_path: Path) -> None:
+    """The seat's crash detail says the kernel ended it at the bot's memory limit."""
+    _host()
+    folder = tmp_path / "hog"
+    folder.mkdir()
+    (folder / "bot.toml").write_text('name = "hog"\ncommand = ["{python}", "hog.py"]\n')
+    # Its children hold 60 MiB each; once the kernel has ended one, it gives up with code 9.
+    (folder / "hog.py").write_text(
+        HOG.split('print("alive"')[0]
+        + "import time\nwhile all(k.poll() is None for k in kids):\n    time.sleep(0.01)\n"
+        + "sys.exit(9)\n"
+    )
+    os.chmod(tmp_path, 0o755)
+    os.chmod(folder, 0o755)
+    limits = Limits(memory_mb=128, tmp_mb=16)
+    bot = BotProcess(
+        load_manifest(folder / "bot.toml"),
+        {},
+        sandbox=host_sandbox(),
+        socket=tmp_path / SOCKET_NAME,
+        limits=limits,
+    )
+
+    async def run() -> tuple[int, str]:
+        await bot.start()
+        try:
+            code = await asyncio.wait_for(bot.wait(), 240)
+            return code, bot.exit_cause()
+        finally:
+            await bot.stop()
+
+    code, cause = asyncio.run(run())
+    assert code == 9
+    assert cause == " (the kernel ended its processes at the bot's memory limit, 144 MiB in all)"
