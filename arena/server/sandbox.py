@@ -12,8 +12,10 @@ Levels (docs/security.md says what each guarantees and what it does not):
 * ``none``: the runner's namespaces; only the rlimits, the clean environment and an own
   session. Events refuse it (and ``partial``) unless told ``--allow-unsandboxed``.
 
-At every level the process gets the rlimits of its ``Limits`` (``prlimit``), an environment
-holding only what ``Launch`` lists, and the referee at a ``unix:`` address. ``host_sandbox()``
+At every level the process gets, where the host allows it, a cgroup of its own
+(``arena.server.cgroup``: memory, processes and CPU for the bot as a whole), the rlimits of
+its ``Limits`` (``prlimit``), an environment holding only what ``Launch`` lists, and the
+referee at a ``unix:`` address. ``host_sandbox()``
 probes the levels from the top by running the interpreter inside each (once per process) and
 keeps, for each level that failed, why.
 """
@@ -144,10 +146,6 @@ class Sandbox:
         ``writable`` folders are bound read-write (tests use it to collect what a bot saw).
         """
         uid = _draw_uid() if self.separate_uid else None
-        try:
-            cgroup = BotCgroup.make(self.cgroups, limits) if self.cgroups is not None else None
-        except OSError as e:
-            raise SandboxError(f"cannot make the bot's cgroup: {e.strerror or e}") from None
         if self.level is SandboxLevel.FULL:
             address, scratch, home = f"unix:{SANDBOX_SOCKET}", None, "/tmp"
         else:
@@ -188,7 +186,15 @@ class Sandbox:
             full, fds = [*self.flags, "--", *command], ()
         else:
             full, fds = command, ()
-        if cgroup is not None:
+        cgroup = None
+        if self.cgroups is not None:  # made last: nothing above can fail and leave it
+            try:
+                cgroup = BotCgroup.make(self.cgroups, limits)
+            except OSError as e:
+                unmade = Launch(full, outer_env, cwd, address, scratch, fds)
+                unmade.close()
+                unmade.release()
+                raise SandboxError(f"cannot make the bot's cgroup: {e.strerror or e}") from None
             full = cgroup.join_argv(full)
         return Launch(full, outer_env, cwd, address, scratch, fds, cgroup)
 
