@@ -2,8 +2,9 @@
 
 Each round starts the same command (the interpreter importing the SDK client, as a Python
 bot does before it connects) once plain, once at the ``none`` level (``prlimit`` and
-``env -i`` only) and once in the host's best sandbox, in turn, so that the machine's load
-falls on all three alike; the medians are printed. Figures are printed, never asserted.
+``env -i`` only), once in the host's best sandbox and, where that sandbox gives each bot a
+cgroup, once in it without one, in turn, so that the machine's load falls on all alike; the
+medians are printed. Figures are printed, never asserted.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from arena.server.manifest import Limits
@@ -32,6 +33,7 @@ class StartFigures:
     plain_ms: list[float]
     none_ms: list[float]
     boxed_ms: list[float]
+    uncgrouped_ms: list[float]  # the host sandbox without its cgroup; empty where it has none
 
     @staticmethod
     def median(values: list[float]) -> float:
@@ -61,14 +63,17 @@ def bench_startup(starts: int = 20, code: str = BOT_START) -> StartFigures:
     """``starts`` interleaved rounds of plain, ``none`` and sandboxed starts of ``code``."""
     boxed = host_sandbox()
     argv = [sys.executable, "-c", code]
-    figures = StartFigures(boxed, starts, [], [], [])
+    figures = StartFigures(boxed, starts, [], [], [], [])
+    kinds = [(unsandboxed(), figures.none_ms), (boxed, figures.boxed_ms)]
+    if boxed.cgroups is not None:
+        kinds.append((replace(boxed, cgroups=None), figures.uncgrouped_ms))
     with tempfile.TemporaryDirectory(prefix="tichu-bench-") as tmp:
         folder = Path(tmp)
         socket = folder / SOCKET_NAME
         socket.touch()
         for _ in range(starts):
             figures.plain_ms.append(_run_ms(argv, None, folder))
-            for sb, out in ((unsandboxed(), figures.none_ms), (boxed, figures.boxed_ms)):
+            for sb, out in kinds:
                 t = time.perf_counter()  # making the command is part of the start
                 launch = sb.launch(
                     argv, cwd=folder, folder=folder, env={}, socket=socket, limits=Limits()

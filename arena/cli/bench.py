@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 import sys
+from dataclasses import replace
 from typing import Annotated
 
 import typer
@@ -101,6 +102,13 @@ def grpc_bench(
             help="Bots in the host's full sandbox (as events run them) or in none.",
         ),
     ] = True,
+    cgroup: Annotated[
+        bool,
+        typer.Option(
+            "--cgroup/--no-cgroup",
+            help="A cgroup per bot process where the host allows it (as events run them).",
+        ),
+    ] = True,
 ) -> None:
     """The referee over gRPC with bot processes on loopback: decisions/s, latency, CPU."""
     from arena.bench.grpc import LOGIC_MATCHES, bench_bare, bench_logic, bench_tables
@@ -116,6 +124,8 @@ def grpc_bench(
     except (ManifestError, SandboxError, ValueError) as e:
         print(f"error: {e}")
         raise typer.Exit(2) from None
+    if not cgroup:
+        box = replace(box, cgroups=None)
     tune_gc()  # as the long-running commands do
     experiments = os.environ.get("GRPC_EXPERIMENTS")
     io = "EventEngine (gRPC's default)" if not experiments else "GRPC_EXPERIMENTS=" + experiments
@@ -185,6 +195,11 @@ def sandbox_bench(
         f"host sandbox     : {med(f.boxed_ms):6.1f} ms median"
         f" ({f.sandbox.summary()}), {med(f.boxed_ms) - med(f.plain_ms):+.1f} ms vs plain"
     )
+    if f.uncgrouped_ms:
+        print(
+            f"  without cgroup : {med(f.uncgrouped_ms):6.1f} ms median,"
+            f" the cgroup {med(f.boxed_ms) - med(f.uncgrouped_ms):+.1f} ms"
+        )
 
 
 @app.command("event")

@@ -65,3 +65,12 @@ def test_playout_bench_measures_every_kind() -> None:
     assert f.positions > 0
     for xs in (f.old, f.core, f.fast, f.search_old, f.search_strong):
         assert len(xs) == 2 and all(x > 0 for x in xs)
+
+
+def test_sandbox_bench_times_every_kind_of_start() -> None:
+    from arena.bench.sandbox import bench_startup
+
+    f = bench_startup(starts=2, code="pass")
+    assert len(f.plain_ms) == len(f.none_ms) == len(f.boxed_ms) == 2
+    assert len(f.uncgrouped_ms) == (2 if f.sandbox.cgroups is not None else 0)
+    assert all(ms > 0 for ms in f.plain_ms + f.none_ms + f.boxed_ms + f.uncgrouped_ms)
