@@ -51,6 +51,14 @@ def env_bench(
     print(f"  steps/s        : {f.env_steps / f.env_seconds:,.0f}")
     print(f"  answers/s      : {1e6 / f.env_us:,.0f} ({f.env_us:.1f} us: step + last)")
     print(f"encoding cost    : {f.encoding_share:.2f} x the core's step (goal: below 0.5)")
+    print(
+        f"  floor          : {f.floor_us:.1f} us per answer with no observation built (the mask"
+        f" only): {f.floor_share:.2f} x the core's step"
+    )
+    print(
+        f"  card blocks    : {f.blocks_us:.1f} us to unpack them into floats: with the floor,"
+        f" {f.bound_share:.2f} x the core's step before any field of the view is read"
+    )
 
 
 @app.command("playouts")
