@@ -61,6 +61,36 @@ def env_bench(
     )
 
 
+@app.command("service")
+def service_bench(
+    rounds: Annotated[
+        int, typer.Option(min=1, help="Rounds of the season under the service.")
+    ] = 20,
+    requests: Annotated[int, typer.Option(min=1, help="Requests to each page, in turn.")] = 200,
+    gate: Annotated[
+        bool, typer.Option("--gate/--no-gate", help="Also time a regressing upload's gate.")
+    ] = True,
+) -> None:
+    """The league service from outside: a round beside the CLI's, uploads, memory, pages."""
+    from arena.bench.service import bench_service
+
+    f = bench_service(rounds, requests, gate, on_line=lambda line: print(line, flush=True))
+    print(
+        f"round 1          : {f.cli_round_s:.1f} s by arena league run, {f.service_round_s:.1f} s"
+        f" scheduled by the service ({f.verdict_to_round_s:.1f} s from the upload's verdict)"
+    )
+    print(f"upload to verdict: {f.upload_s:.1f} s, a new bot (smoke check, no gate)")
+    if f.gate_upload_s is not None:
+        print(f"  with the gate  : {f.gate_upload_s:.1f} s, a regressing version ({f.gate_status})")
+    rss = f.rss_mib
+    print(
+        f"service memory   : {rss[0]:.0f} MiB at start, {rss[1]:.0f} after round 1,"
+        f" {rss[-1]:.0f} after round {len(rss) - 1}"
+    )
+    for page, rate in f.requests_per_s.items():
+        print(f"  {page:<24}: {rate:,.0f} requests/s (one client, sequential)")
+
+
 @app.command("playouts")
 def playouts_bench(
     hands: Annotated[int, typer.Option(min=1, help="Heuristic self-play hands for positions.")] = 6,
