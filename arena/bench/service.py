@@ -68,7 +68,7 @@ class ServiceFigures:
 
     rounds: int
     cli_round_s: float = 0.0
-    service_round_s: float = 0.0  # first seen in progress to finished (0.1 s polls)
+    service_round_s: float = 0.0  # first seen in progress to finished (0.25 s polls)
     verdict_to_round_s: float = 0.0  # the upload's verdict to the round finished
     upload_s: float = 0.0
     gate_upload_s: float | None = None
@@ -119,14 +119,15 @@ def _free_port() -> int:
 def _wait(
     what: str, ready: Callable[[], bool], proc: subprocess.Popen[str], limit_s: float
 ) -> None:
-    """Polls ``ready`` every 0.1 s until it holds; raises if the service died or time ran out."""
+    """Polls ``ready`` every 0.25 s (few enough requests not to weigh on the service) until it
+    holds; raises if the service died or time ran out."""
     deadline = time.monotonic() + limit_s
     while not ready():
         if proc.poll() is not None:
             raise RuntimeError(f"the service exited ({proc.returncode}) waiting for {what}")
         if time.monotonic() > deadline:
             raise RuntimeError(f"no {what} after {limit_s:.0f} s")
-        time.sleep(0.1)
+        time.sleep(0.25)
 
 
 def _copy_league(root: Path, into: Path) -> None:
