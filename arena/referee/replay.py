@@ -127,19 +127,26 @@ def save(replay: Replay, path: Path) -> None:
     tmp.replace(path)
 
 
-def load(path: Path) -> Replay:
-    """Reads a replay file; raises ``ReplayFormatError`` naming what is wrong."""
+def load(path: Path, source: str | None = None) -> Replay:
+    """Reads a replay file; raises ``ReplayFormatError`` naming what is wrong.
+
+    ``source`` names the file in the messages (default: its path), say an upload's own name
+    rather than the folder it was received in.
+    """
+    name = str(path) if source is None else source
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as e:
-        raise ReplayFormatError(f"{path}: cannot read replay: {e.strerror or e}") from e
+        raise ReplayFormatError(f"{name}: cannot read replay: {e.strerror or e}") from e
     except UnicodeDecodeError as e:
-        raise ReplayFormatError(f"{path}: not a text file: {e.reason} at byte {e.start}") from e
+        raise ReplayFormatError(f"{name}: not a text file: {e.reason} at byte {e.start}") from e
     except json.JSONDecodeError as e:
-        raise ReplayFormatError(f"{path}: not valid JSON: {e}") from e
+        raise ReplayFormatError(f"{name}: not valid JSON: {e}") from e
     except RecursionError as e:
-        raise ReplayFormatError(f"{path}: not a replay: JSON nested too deeply") from e
-    return from_json(data, str(path))
+        raise ReplayFormatError(f"{name}: not a replay: JSON nested too deeply") from e
+    except ValueError as e:  # an integer of thousands of digits, past Python's conversion cap
+        raise ReplayFormatError(f"{name}: not a replay: {e}") from e
+    return from_json(data, name)
 
 
 def from_json(data: Any, source: str = "replay") -> Replay:

@@ -16,10 +16,11 @@ import asyncio
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import asynccontextmanager, contextmanager
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import urlencode
 
 from fastapi import FastAPI, Header, HTTPException, Query, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
@@ -31,6 +32,7 @@ from arena.tournament.live import live_path
 from arena.web.data import EventData, GameFilter, NotFound
 from arena.web.live import DELAYS, PublicTable, read_feed, visible_count
 from arena.web.timeline import PERSPECTIVES
+from arena.web.uploads import UploadedReplays, UploadRefused
 
 __all__ = ["PAGES", "create_app", "running"]
 
@@ -66,7 +68,19 @@ def create_app(
         from arena.web.files import ReplayFiles
 
         data.append(ReplayFiles(files))
-    app = FastAPI(title="Tichu Arena", docs_url=None, redoc_url=None, openapi_url=None)
+    listed = len(data)  # the uploads come last and are listed nowhere
+    uploads = UploadedReplays()
+    data.append(uploads)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        yield
+        uploads.close()
+
+    app = FastAPI(
+        title="Tichu Arena", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan
+    )
+    app.state.uploads = uploads
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     def pick(db: int) -> EventData:
@@ -80,8 +94,8 @@ def create_app(
             if not names:
                 raise HTTPException(404, f"{d.path}: no events yet")
             return str(names[0])
-        if event not in names:
-            raise HTTPException(404, f"{d.path}: no event {event!r}")
+        if not d.has_event(event):
+            raise HTTPException(404, f"{d.path}: no event {event[:40]!r}")
         return event
 
     shell = (STATIC / "page.html").read_text(encoding="utf-8")
@@ -103,8 +117,35 @@ def create_app(
                 "league": d.is_league(),
                 "delay": delay,
             }
-            for i, d in enumerate(data)
+            for i, d in enumerate(data[:listed])
         ]
+
+    @app.post("/api/replay/upload")
+    async def replay_upload(request: Request, name: str = "") -> dict[str, Any]:
+        """A replay file from the person's disk (the body, ``name`` its file name), kept under
+        an unguessable id; answers where the replay viewer opens it.
+
+        Same origin only: a page of another site may make the browser post here (a form or
+        a ``fetch`` needs no permission to send), though it cannot read the answer, so it
+        could only store replays nobody can find and push the person's own uploads out of
+        the kept ones. Nothing is changed but that store and no session is at stake, so no
+        CSRF token is needed; a request whose ``Origin`` is another site's is refused, which
+        stops that nuisance (browsers send ``Origin`` with every POST).
+        """
+        origin = request.headers.get("origin")
+        host = request.headers.get("host", "")
+        if origin is not None and origin != f"{request.url.scheme}://{host}":
+            raise HTTPException(
+                403, f"uploads come from this viewer's own pages, not from {origin[:80]!r}"
+            )
+        try:
+            upload_id = await uploads.receive(
+                name, request.stream(), request.headers.get("content-length")
+            )
+        except UploadRefused as e:
+            raise HTTPException(e.status, str(e)) from None
+        where = {"db": len(data) - 1, "event": upload_id, "play": 0}
+        return {**where, "href": "/replay?" + urlencode(where)}
 
     @app.get("/api/event")
     def event_api(db: int = 0, event: str | None = None) -> dict[str, Any]:

@@ -175,6 +175,10 @@ class EventData:
         with self.store() as store:
             return [info.name for info in store.events()]
 
+    def has_event(self, name: str) -> bool:
+        """Whether the file holds this event (an uploaded replay's is listed nowhere)."""
+        return name in self.names()
+
     def events(self) -> list[dict[str, Any]]:
         """Every event of the file with its progress."""
         with self.store() as store:

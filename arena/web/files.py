@@ -25,12 +25,19 @@ FILES_EVENT = "files"
 class ReplayFiles(EventData):
     """Replay files read as the plays of one event (only what the replay viewer asks)."""
 
-    def __init__(self, paths: Sequence[Path]) -> None:  # no database: EventData's is skipped
+    def __init__(self, paths: Sequence[Path], sources: Sequence[str] = ()) -> None:
+        """Reads every file (``sources``: their names in messages, default their paths).
+
+        Raises:
+            ReplayError: A file that is no replay, saying why in one line.
+        """
+        # No database: EventData's constructor is skipped.
         self.paths = [Path(p) for p in paths]
         self.path = Path(f"{len(self.paths)} replay file(s)")
         self._lock = threading.Lock()
         self._files: dict[int, Timeline] = {}
-        self.replays = [load(p) for p in self.paths]  # a file that is no replay: ReplayError
+        names = list(sources) or [str(p) for p in self.paths]
+        self.replays = [load(p, n) for p, n in zip(self.paths, names, strict=True)]
 
     def is_league(self) -> bool:
         return False

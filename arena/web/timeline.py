@@ -140,12 +140,15 @@ class Timeline:
             elif _tricks(match) != tricks:
                 self.trick_starts[-1].append(i)
         self.think: dict[int, Think] = {}
-        for entry in replay.meta.get("think", []):
-            at, seat, ms, log_from, log_to = entry
-            self.think[int(at)] = Think(int(seat), float(ms), int(log_from), int(log_to))
         self.failures: dict[int, list[dict[str, Any]]] = {}
-        for f in replay.meta.get("failures", []):
-            self.failures.setdefault(int(f.get("decision", -1)), []).append(f)
+        try:  # the referee's notes: a file from elsewhere (an upload) may hold anything
+            for entry in replay.meta.get("think", []):
+                at, seat, ms, log_from, log_to = entry
+                self.think[int(at)] = Think(int(seat), float(ms), int(log_from), int(log_to))
+            for f in replay.meta.get("failures", []):
+                self.failures.setdefault(int(f.get("decision", -1)), []).append(dict(f))
+        except (TypeError, ValueError, AttributeError) as e:
+            raise ReplayError(f"meta: malformed referee notes (think, failures): {e}") from e
 
     def _private(self, failure: Mapping[str, Any]) -> bool:
         """Whether a failure was told to its seat alone: a bomb window's (a replay written
@@ -207,6 +210,7 @@ class Timeline:
         cannot tell of a secret step either.
         """
         r = self.replay
+        time = r.meta.get("time")
         tricks = [sorted({self.position(who, s) for s in hand}) for hand in self.trick_starts]
         return {
             "seats": r.seats,
@@ -218,7 +222,7 @@ class Timeline:
                 "target_score": r.options.target_score,
                 "grand_tichu": r.options.grand_tichu,
             },
-            "decision_ms": r.meta.get("time", {}).get("decision_ms"),
+            "decision_ms": time.get("decision_ms") if isinstance(time, dict) else None,
             "result": r.result,
             "termination": r.meta.get("termination"),
             "failures": self.failures_for(who),

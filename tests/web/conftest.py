@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("fastapi", reason="the web extra is not installed")
-from tests.web.served import Served, event_toml, play_event, serve
+from tests.web.served import ARENA, Served, event_toml, play_event, serve
 
 
 @pytest.fixture(scope="session")
@@ -18,6 +19,34 @@ def event_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     db = folder / "events.sqlite"
     play_event(event_toml(folder, "webtest", "logbot.toml", 1), db)
     return db
+
+
+@pytest.fixture(scope="session")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A replay file written by ``arena play`` (two hands, bots in the process)."""
+    out = tmp_path_factory.mktemp("files") / "match.json"
+    run = subprocess.run(
+        [
+            *ARENA,
+            "play",
+            "heuristic",
+            "greedy",
+            "random",
+            "heuristic",
+            "--in-process",
+            "--seed",
+            "5",
+            "--hands",
+            "2",
+            "--quiet",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr
+    return out
 
 
 @pytest.fixture(scope="session")

@@ -27,6 +27,7 @@ ARGS = [
     "--no-first-run",
 ]
 BOTS = Path(__file__).parent / "bots"
+ARENA = [sys.executable, "-m", "arena.cli.main"]
 
 
 def event_toml(folder: Path, name: str, first: str, boards: int) -> Path:

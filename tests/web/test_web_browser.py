@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import signal
 import subprocess
@@ -159,6 +160,33 @@ def test_spectator_view_shows_no_hidden_card(web: Served, page: Any) -> None:
     page.wait_for_function("document.querySelectorAll('.seat-1 .hand .card:not(.back)').length > 0")
     for s in (0, 2, 3):
         assert page.locator(f".seat-{s} .hand .card:not(.back)").count() == 0
+
+
+def test_a_replay_uploaded_on_the_start_page_opens_in_the_viewer(
+    played: Path, page: Any, tmp_path: Path
+) -> None:
+    replay = load(played)
+    with running(create_app([])) as url:
+        # A file that is no replay: its reason on the page, its content never as markup.
+        notes = tmp_path / "notes.json"
+        notes.write_text('<img src=x onerror="document.body.dataset.owned=1">', encoding="utf-8")
+        page.goto(url + "/")
+        page.set_input_files("#upload-file", str(notes))
+        page.get_by_role("button", name="open").click()
+        page.wait_for_selector("#upload-said.error")
+        assert page.locator("#upload-said").inner_text().startswith("notes.json: not valid JSON")
+        assert page.locator("#main img").count() == 0 and page.url == url + "/"
+        # A replay written by arena play opens on the board.
+        page.set_input_files("#upload-file", str(played))
+        page.get_by_role("button", name="open").click()
+        page.wait_for_url(re.compile(r"/replay\?db=0&event=[\w-]{24}&play=0"))
+        page.wait_for_selector("body[data-ready='1']")
+        names = [page.locator(f".seat-{s} h3 .team-{'AB'[s % 2]}").inner_text() for s in range(4)]
+        assert names == replay.seats
+        assert page.locator(".seat .hand .card").count() == 32  # eight each before Grand Tichu
+        page.keyboard.press("End")
+        final = replay.result["scores"] if replay.result else None
+        page.wait_for_selector(f"#status .scores:text-is('score A {final[0]} : {final[1]} B')")
 
 
 def running_play(db: Path, proc: subprocess.Popen[bytes]) -> int:

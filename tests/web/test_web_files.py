@@ -2,47 +2,22 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import subprocess
-import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
 from arena.referee.replay import load
 from arena.web.app import create_app, running
+from arena.web.uploads import MAX_UPLOAD_BYTES, UPLOADS_KEPT
+from tests.web.served import ARENA
 
 pytestmark = pytest.mark.slow  # plays a match in a process
-
-ARENA = [sys.executable, "-m", "arena.cli.main"]
-
-
-@pytest.fixture(scope="module")
-def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("files") / "match.json"
-    run = subprocess.run(
-        [
-            *ARENA,
-            "play",
-            "heuristic",
-            "greedy",
-            "random",
-            "heuristic",
-            "--in-process",
-            "--seed",
-            "5",
-            "--hands",
-            "2",
-            "--quiet",
-            "--out",
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-    )
-    assert run.returncode == 0, run.stderr
-    return out
 
 
 def test_a_replay_file_opens_steps_and_downloads(played: Path) -> None:
@@ -73,3 +48,105 @@ def test_the_command_needs_something_to_serve(tmp_path: Path) -> None:
     bad.write_text("{}", encoding="utf-8")
     run = subprocess.run([*ARENA, "web", str(bad)], capture_output=True, text=True)
     assert run.returncode == 2 and "Traceback" not in run.stderr and "error" in run.stderr
+
+
+def upload(url: str, content: Any, name: str = "match.json", **headers: str) -> httpx.Response:
+    return httpx.post(
+        url + "/api/replay/upload", params={"name": name}, content=content, headers=headers
+    )
+
+
+def test_an_uploaded_replay_opens_as_the_same_file_given_on_the_command_line(
+    played: Path,
+) -> None:
+    body = played.read_bytes()
+    with running(create_app([], files=[played])) as url:
+        answer = upload(url, body, Origin=url)  # a browser sends its page's origin
+        assert answer.status_code == 200, answer.text
+        where = answer.json()
+        assert (
+            where["href"] == (f"/replay?db={where['db']}&event={where['event']}&play=0")
+            and len(where["event"]) >= 24
+        )
+        given = httpx.get(url + "/api/replay", params={"event": "files"}).json()
+        uploaded = httpx.get(url + "/api/replay", params=where).json()
+        assert {k: v for k, v in uploaded.items() if k not in ("event", "board")} == {
+            k: v for k, v in given.items() if k not in ("event", "board")
+        }
+        step = {"step": 40, "view": "all"}
+        assert (
+            httpx.get(url + "/api/step", params={**where, **step}).json()
+            == httpx.get(url + "/api/step", params={"event": "files", **step}).json()
+        )
+        assert httpx.get(url + "/api/replay/download", params=where).content == body
+        assert httpx.get(url + where["href"]).status_code == 200
+        # Listed nowhere: only its id finds it.
+        assert where["event"] not in httpx.get(url + "/api/dbs").text
+        guessed = httpx.get(url + "/api/replay", params={**where, "event": "x" + where["event"]})
+        assert guessed.status_code == 404 and "no event" in guessed.json()["detail"]
+        assert httpx.get(url + "/api/replay", params={"db": where["db"]}).status_code == 404
+        # Another site's page may make the browser post, not store a replay.
+        forged = upload(url, body, Origin="http://evil.example")
+        assert forged.status_code == 403, forged.text
+        assert "this viewer's own pages" in forged.json()["detail"]
+
+
+def test_an_upload_that_is_no_replay_is_refused_with_its_reason(
+    played: Path, tmp_path: Path
+) -> None:
+    data = json.loads(played.read_text(encoding="utf-8"))
+    illegal = {**data, "actions": [{"seat": 0, "play": "Dr"}, *data["actions"][1:]]}
+    bad_meta = {**data, "meta": {**data["meta"], "think": [[0, "x"]]}}
+
+    def streamed() -> Iterator[bytes]:  # no Content-Length: the server counts as it reads
+        for _ in range(MAX_UPLOAD_BYTES >> 16):
+            yield b" " * (1 << 16)
+        yield b" "
+
+    refused = {
+        "empty": (b"", 400, "match.json: the file is empty"),
+        "over the cap, streamed": (streamed(), 413, "over the 4 MiB a replay upload may hold"),
+        "not JSON": (b"PNG\r\n<script>", 422, "match.json: not valid JSON"),
+        "not text": (b"\xff\xfe\x00", 422, "match.json: not a text file"),
+        "JSON, no replay": (b'{"format": "x"}', 422, "not a tichu-arena-replay file"),
+        "a huge number": (b'{"a": ' + b"9" * 5000 + b"}", 422, "match.json: not a replay"),
+        "deeply nested": (b"[" * 100_000, 422, "JSON nested too deeply"),
+        "an illegal action": (json.dumps(illegal).encode(), 422, "cannot re-play"),
+        "malformed notes": (json.dumps(bad_meta).encode(), 422, "malformed referee notes"),
+    }
+    app = create_app([])
+    with running(app) as url:
+        for what, (content, status, reason) in refused.items():
+            answer = upload(url, content)
+            detail = answer.json().get("detail", "")
+            assert answer.status_code == status and reason in detail, (what, answer.text)
+            assert "\n" not in detail and "Traceback" not in detail, what
+        # A declared size over the cap is refused before a byte of the body is sent.
+        host, port = url.removeprefix("http://").split(":")
+        conn = http.client.HTTPConnection(host, int(port), timeout=60)
+        conn.putrequest("POST", "/api/replay/upload?name=big.json")
+        conn.putheader("Content-Length", str(MAX_UPLOAD_BYTES + 1))
+        conn.endheaders()
+        early = conn.getresponse()
+        assert early.status == 413 and b"big.json: over the 4 MiB" in early.read()
+        conn.close()
+        folder = app.state.uploads.folder()
+        assert not list(folder.iterdir())  # nothing refused is left behind
+
+
+def test_the_server_keeps_its_newest_uploads_and_removes_them_when_it_stops(
+    played: Path,
+) -> None:
+    body = played.read_bytes()
+    app = create_app([])
+    with running(app) as url:
+        ids = [upload(url, body).json()["event"] for _ in range(UPLOADS_KEPT + 1)]
+        dropped = httpx.get(url + "/api/replay", params={"event": ids[0]})
+        assert dropped.status_code == 404, dropped.text
+        for upload_id in ids[1:]:
+            kept = httpx.get(url + "/api/replay", params={"event": upload_id})
+            assert kept.status_code == 200, kept.text
+        folder = app.state.uploads.folder()
+        assert sorted(p.stem for p in folder.iterdir()) == sorted(ids[1:])
+        assert folder.stat().st_mode & 0o777 == 0o700
+    assert not folder.exists()

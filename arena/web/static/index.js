@@ -25,5 +25,31 @@
           el("th", {text: "plays"}), el("th", {text: "hands"}), el("th", {class: "name", text: "bots"}), el("th", {text: ""}))),
         el("tbody", {}, ...rows))));
     }
+    main.append(...uploadForm());
   } catch (err) { showError(main, err); }
 })();
+
+function uploadForm() {
+  // A replay file from the person's disk, sent as the request's body; the viewer opens it.
+  const input = el("input", {type: "file", id: "upload-file", accept: ".json,application/json"});
+  const said = el("p", {id: "upload-said", role: "status"});
+  const refuse = text => { said.className = "error"; said.textContent = text; };
+  const send = async ev => {
+    ev.preventDefault();
+    const file = input.files[0];
+    if (!file) return refuse("choose a replay file first");
+    said.className = "muted";
+    said.textContent = "reading " + file.name + " …";
+    try {
+      const r = await fetch("/api/replay/upload?" + qs({name: file.name}),
+        {method: "POST", body: file, headers: {"Content-Type": "application/json"}});
+      const body = await r.json().catch(() => ({}));
+      if (!r.ok) return refuse(detailText(body.detail) || r.status + " " + r.statusText);
+      location.href = body.href;
+    } catch (err) { refuse("the upload failed: " + String(err.message || err)); }
+  };
+  return [el("h2", {text: "Open a replay file"}),
+    el("form", {id: "upload", onsubmit: send},
+      el("label", {}, "A replay from arena play or arena table: ", input), " ",
+      el("button", {type: "submit"}, "open"), said)];
+}
