@@ -11,6 +11,12 @@ The service's tables live in the league database beside the league's (``meta`` k
   (``queued``, ``running``, ``accepted``, ``refused``, ``interrupted``), the one-line reason,
   the progress line, the version hash and the check and gate reports (JSON).
 * ``service_rounds``: when the service started and finished each round.
+* ``service_sessions``: the browsers logged in: the SHA-256 of the session id (the id itself
+  is only in the browser's cookie), the owner, when it was made and last seen. A session
+  ends at logout, when its owner is revoked, after ``SESSION_IDLE`` unused or
+  ``SESSION_LIFETIME`` in all; expired ones are swept at the service's start and at each
+  login. The ``meta`` key ``service_csrf_key`` holds the key of the forms' CSRF tokens, made
+  once, so sessions and forms outlive a restart of the service.
 
 A token is ``<owner>.<43 random URL-safe characters>`` (256 bits from ``secrets``): the name
 part lets failed logins be limited per owner; the hash is compared with
@@ -39,6 +45,8 @@ from arena.tournament.store import transaction, utc_text
 
 __all__ = [
     "OWNER_NAME",
+    "SESSION_IDLE",
+    "SESSION_LIFETIME",
     "AccountError",
     "FailedLogins",
     "Owner",
@@ -49,7 +57,19 @@ __all__ = [
 OWNER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
 """An owner's name: no dots, so a token ``<owner>.<secret>`` splits at its first dot."""
 
-SERVICE_SCHEMA_VERSION = 1
+SERVICE_SCHEMA_VERSION = 2
+"""2: ``service_sessions`` and the stored CSRF key (made on first use; version 1 lacks them)."""
+
+SESSION_IDLE = timedelta(days=7)
+"""A browser session unused this long ends: a forgotten login on a shared machine expires."""
+
+SESSION_LIFETIME = timedelta(days=30)
+"""A browser session ends this long after its login, used or not: a stolen cookie does not
+work for ever."""
+
+SESSION_TOUCH = timedelta(minutes=1)
+"""How stale a session's last-seen time may get before a request rewrites it (not every page
+view is a write)."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS service_owners (
@@ -87,7 +107,14 @@ CREATE TABLE IF NOT EXISTS service_rounds (
     round_id INTEGER PRIMARY KEY,
     started  TEXT NOT NULL,
     finished TEXT
-)
+);
+CREATE TABLE IF NOT EXISTS service_sessions (
+    id_hash TEXT PRIMARY KEY,
+    owner   TEXT NOT NULL REFERENCES service_owners (name),
+    created TEXT NOT NULL,
+    seen    TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS service_sessions_owner ON service_sessions (owner)
 """
 
 
@@ -198,7 +225,9 @@ class ServiceDb:
             for statement in _SCHEMA.split(";"):
                 conn.execute(statement)
             conn.execute(
-                "INSERT OR IGNORE INTO meta (key, value) VALUES ('service_schema_version', ?)",
+                "INSERT INTO meta (key, value) VALUES ('service_schema_version', ?)"
+                " ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+                " WHERE CAST(value AS INTEGER) < CAST(excluded.value AS INTEGER)",
                 (str(SERVICE_SCHEMA_VERSION),),
             )
 
@@ -267,6 +296,7 @@ class ServiceDb:
             if row[0] is not None:
                 return False
             conn.execute("UPDATE service_owners SET revoked = ? WHERE name = ?", (utc_text(), name))
+            conn.execute("DELETE FROM service_sessions WHERE owner = ?", (name,))
             self._audit(conn, "organiser", address, "owner revoked", name)
         return True
 
@@ -284,6 +314,74 @@ class ServiceDb:
         if row is None or not ok or row[3] is not None:
             return None
         return Owner(*row[:4])
+
+    # ------------------------------------------------------------------------- sessions
+
+    def new_session(self, owner: str, now: datetime | None = None) -> str:
+        """Opens a browser session for ``owner`` and returns its id (256 random bits, for the
+        cookie alone: the database keeps its SHA-256); sweeps expired sessions."""
+        session = secrets.token_urlsafe(32)
+        with self._write() as conn:
+            self._sweep(conn, now)
+            conn.execute(
+                "INSERT INTO service_sessions (id_hash, owner, created, seen) VALUES (?, ?, ?, ?)",
+                (token_hash(session), owner, utc_text(now), utc_text(now)),
+            )
+        return session
+
+    def session_owner(self, session: str, now: datetime | None = None) -> Owner | None:
+        """The active owner of an unexpired session, else None; marks the session seen."""
+        if not session or len(session) > 200:
+            return None
+        moment = now or datetime.now(UTC)
+        row = self._conn.execute(
+            "SELECT o.name, o.role, o.created, o.revoked, s.seen FROM service_sessions s"
+            " JOIN service_owners o ON o.name = s.owner"
+            " WHERE s.id_hash = ? AND s.seen > ? AND s.created > ?",
+            (
+                token_hash(session),
+                utc_text(moment - SESSION_IDLE),
+                utc_text(moment - SESSION_LIFETIME),
+            ),
+        ).fetchone()
+        if row is None or row[3] is not None:
+            return None
+        if row[4] <= utc_text(moment - SESSION_TOUCH):
+            with self._write() as conn:
+                conn.execute(
+                    "UPDATE service_sessions SET seen = ? WHERE id_hash = ?",
+                    (utc_text(moment), token_hash(session)),
+                )
+        return Owner(*row[:4])
+
+    def end_session(self, session: str) -> None:
+        """Ends a browser session (logout)."""
+        with self._write() as conn:
+            conn.execute("DELETE FROM service_sessions WHERE id_hash = ?", (token_hash(session),))
+
+    def sweep_sessions(self, now: datetime | None = None) -> int:
+        """Deletes the expired sessions; returns how many."""
+        with self._write() as conn:
+            return self._sweep(conn, now)
+
+    def _sweep(self, conn: sqlite3.Connection, now: datetime | None) -> int:
+        moment = now or datetime.now(UTC)
+        cursor = conn.execute(
+            "DELETE FROM service_sessions WHERE seen <= ? OR created <= ?",
+            (utc_text(moment - SESSION_IDLE), utc_text(moment - SESSION_LIFETIME)),
+        )
+        return cursor.rowcount
+
+    def csrf_key(self) -> bytes:
+        """The key of the forms' CSRF tokens: made once, kept in ``meta``, so a form loaded
+        before a restart still posts after it."""
+        with self._write() as conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO meta (key, value) VALUES ('service_csrf_key', ?)",
+                (secrets.token_hex(32),),
+            )
+            row = conn.execute("SELECT value FROM meta WHERE key = 'service_csrf_key'").fetchone()
+        return bytes.fromhex(row[0])
 
     # ------------------------------------------------------------------------- audit
 

@@ -5,7 +5,8 @@ games, replays and league pages) with the service's routes by concern (accounts,
 submissions, league pages), and the scheduler as a task of the app's life: every
 ``poll_s`` it asks ``arena.service.scheduler.plan`` whether a round is due and starts a
 worker process for it, one round at a time. At start-up, submissions whose worker died with
-the last process are marked interrupted; an unfinished round is resumed at once.
+the last process are marked interrupted, expired browser sessions swept, and the stored
+CSRF key read (sessions and forms outlive a restart); an unfinished round is resumed at once.
 """
 
 from __future__ import annotations
@@ -15,13 +16,14 @@ import contextlib
 import signal
 import time
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, closing
 from pathlib import Path
 
 from fastapi import FastAPI
 
 from arena.service.accounts import ServiceDb
 from arena.service.scheduler import plan
+from arena.tournament.league.store import LeagueStore
 from arena.web.app import create_app
 from arena.web.service_accounts import account_routes
 from arena.web.service_pages import league_routes
@@ -49,18 +51,21 @@ def create_service_app(
     Raises:
         StoreError: The file is not a league database.
     """
+    with closing(LeagueStore(db, create=False)) as store:
+        store.league()  # a league database, or a clear error now
+    with ServiceDb(db) as service:  # the service's tables, made once here
+        service.interrupt_unfinished()
+        service.sweep_sessions()
+        csrf_key = service.csrf_key()
     state = ServiceState(
         db,
         limits,
+        csrf_key,
         allow_unsandboxed=allow_unsandboxed,
         require_gate=require_gate,
         poll_s=poll_s,
         cluster=cluster,
     )
-    with state.store() as store:
-        store.league()  # a league database, or a clear error now
-    with ServiceDb(db) as service:  # the service's tables, made once here
-        service.interrupt_unfinished()
     state.failed.limit = limits.login_failures
     state.failed.window_s = limits.login_window_s
     app = create_app([db])

@@ -9,6 +9,7 @@ from typing import Any
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
+from arena.service.accounts import SESSION_LIFETIME
 from arena.web.service_pages import page, table
 from arena.web.service_state import SESSION_COOKIE, ServiceState, client_address
 
@@ -46,9 +47,12 @@ def account_routes(state: ServiceState) -> APIRouter:
     def login(request: Request, token: str = Form(max_length=200)) -> RedirectResponse:
         owner = state.login(token, client_address(request))
         answer = RedirectResponse("/service/login", status_code=303)
+        with state.service() as service:
+            session = service.new_session(owner.name)
         answer.set_cookie(
             SESSION_COOKIE,
-            state.new_session(owner.name),
+            session,
+            max_age=int(SESSION_LIFETIME.total_seconds()),
             httponly=True,
             samesite="strict",
             secure=request.url.scheme == "https",
@@ -58,7 +62,8 @@ def account_routes(state: ServiceState) -> APIRouter:
     @router.post("/service/logout", include_in_schema=False)
     def logout(request: Request, csrf: str = Form("")) -> RedirectResponse:
         state.check_csrf(request, csrf)
-        state.sessions.pop(request.cookies.get(SESSION_COOKIE, ""), None)
+        with state.service() as service:
+            service.end_session(request.cookies.get(SESSION_COOKIE, ""))
         answer = RedirectResponse("/service/login", status_code=303)
         answer.delete_cookie(SESSION_COOKIE)
         return answer

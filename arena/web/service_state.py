@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
-import secrets
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -41,13 +40,12 @@ class ServiceState:
 
     db: Path
     limits: Limits
+    csrf_key: bytes  # ServiceDb.csrf_key: stable across restarts
     allow_unsandboxed: bool = False
     require_gate: bool = False
     poll_s: float = 1.0
     cluster: str | None = None  # rounds on Dask (``arena.tournament.cluster``)
     failed: FailedLogins = field(default_factory=FailedLogins)
-    sessions: dict[str, str] = field(default_factory=dict)
-    csrf_key: bytes = field(default_factory=lambda: secrets.token_bytes(32))
     workers: dict[int, subprocess.Popen[bytes]] = field(default_factory=dict)
     round_worker: subprocess.Popen[bytes] | None = None
     retry_at: float = 0.0
@@ -87,11 +85,10 @@ class ServiceState:
         token = header[7:].strip() if header.lower().startswith("bearer ") else ""
         if not token:
             session = request.cookies.get(SESSION_COOKIE, "") if cookie else ""
-            name = self.sessions.get(session)
-            if name is not None:
+            if session:
                 with self.service() as service:
-                    found = next((o for o in service.owners() if o.name == name), None)
-                if found is not None and found.revoked is None:
+                    found = service.session_owner(session)
+                if found is not None:
                     return found
             if required:
                 raise HTTPException(401, "log in: send your token (Authorization: Bearer ...)")
@@ -119,12 +116,6 @@ class ServiceState:
                 service.audit(claimed or "?", address, "login refused", "wrong or revoked token")
                 raise HTTPException(401, "wrong or revoked token")
         return found
-
-    def new_session(self, owner: str) -> str:
-        """A browser session for ``owner`` (kept in memory: a restart logs everyone out)."""
-        session = secrets.token_urlsafe(32)
-        self.sessions[session] = owner
-        return session
 
     def csrf(self, request: Request) -> str:
         """The CSRF token of the request's session (an HMAC of the session id)."""

@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from arena.service.accounts import AccountError, FailedLogins, ServiceDb, claimed_owner
+from arena.service.accounts import (
+    SESSION_IDLE,
+    SESSION_LIFETIME,
+    AccountError,
+    FailedLogins,
+    ServiceDb,
+    claimed_owner,
+)
 from arena.service.backup import BackupError, backup
 from arena.service.scheduler import plan
 from arena.tournament.league.season import submit
@@ -51,6 +58,56 @@ def test_tokens_are_random_stored_as_hashes_and_revocable(tmp_path: Path) -> Non
         assert actions.count("owner added") == 3 and actions.count("owner revoked") == 1
     raw = b"".join(p.read_bytes() for p in db.parent.glob("league.sqlite*") if p.is_file())
     assert ann.split(".", 1)[1].encode() not in raw  # only its hash is kept
+
+
+def test_sessions_are_stored_as_hashes_and_end_at_logout_or_revoke(tmp_path: Path) -> None:
+    db = league(tmp_path)
+    with ServiceDb(db) as service:
+        service.add_owner("ann")
+        service.add_owner("bob")
+        first, second = service.new_session("ann"), service.new_session("ann")
+        bobs = service.new_session("bob")
+        assert len({first, second, bobs}) == 3 and len(first) >= 43
+        assert service.session_owner(first).name == "ann"  # type: ignore[union-attr]
+        assert service.session_owner(first[:-1] + ("A" if first[-1] != "A" else "B")) is None
+        assert service.session_owner("") is None
+        service.end_session(first)  # logout ends this session, not the owner's others
+        assert service.session_owner(first) is None
+        assert service.session_owner(second).name == "ann"  # type: ignore[union-attr]
+        service.revoke("ann")  # revoking ends all of the owner's sessions
+        assert service.session_owner(second) is None
+        assert service.session_owner(bobs).name == "bob"  # type: ignore[union-attr]
+        with closing(sqlite3.connect(db)) as conn:
+            owners = conn.execute("SELECT owner FROM service_sessions").fetchall()
+        assert owners == [("bob",)]
+    with ServiceDb(db) as again:  # another connection, as after a restart
+        assert again.session_owner(bobs).name == "bob"  # type: ignore[union-attr]
+        assert again.csrf_key() == again.csrf_key() and len(again.csrf_key()) == 32
+    raw = b"".join(p.read_bytes() for p in db.parent.glob("league.sqlite*") if p.is_file())
+    assert b"service_sessions" in raw  # the file holds the table ...
+    for session in (first, second, bobs):
+        assert session.encode() not in raw  # ... but only the ids' hashes
+
+
+def test_sessions_expire_when_idle_or_old_and_are_swept(tmp_path: Path) -> None:
+    db = league(tmp_path)
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    with ServiceDb(db) as service:
+        service.add_owner("ann")
+        idle = service.new_session("ann", start)
+        busy = service.new_session("ann", start)
+        day = timedelta(days=1)
+        moment = start
+        while moment + day < start + SESSION_LIFETIME:  # used daily: alive until its lifetime
+            moment += day
+            assert service.session_owner(busy, moment) is not None, moment
+        assert service.session_owner(idle, start + SESSION_IDLE - day) is not None
+        assert service.session_owner(idle, start + SESSION_IDLE + SESSION_IDLE) is None
+        assert service.session_owner(busy, start + SESSION_LIFETIME) is None
+        assert service.sweep_sessions(start + 2 * SESSION_IDLE + day) == 1  # idle, not busy
+        assert service.sweep_sessions(start + SESSION_LIFETIME) == 1
+        with closing(sqlite3.connect(db)) as conn:
+            assert conn.execute("SELECT COUNT(*) FROM service_sessions").fetchone() == (0,)
 
 
 def test_failed_logins_are_limited_per_address_and_per_owner() -> None:
