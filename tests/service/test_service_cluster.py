@@ -8,6 +8,7 @@ import signal
 import sqlite3
 import subprocess
 import urllib.request
+from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -44,7 +45,19 @@ def status(url: str) -> dict[str, Any]:
     return data
 
 
-def test_the_service_plays_its_scheduled_round_on_the_cluster(tmp_path: Path) -> None:
+@pytest.fixture
+def cluster(tmp_path: Path) -> Iterator[Cluster]:
+    """A scheduler and two workers of the test's own, stopped whatever the test's end."""
+    started = Cluster(tmp_path)
+    try:
+        yield started
+    finally:
+        started.close()
+
+
+def test_the_service_plays_its_scheduled_round_on_the_cluster(
+    tmp_path: Path, cluster: Cluster
+) -> None:
     env = user_env(tmp_path / "home")
     (tmp_path / "league.toml").write_text(LEAGUE_FILE)
     db = tmp_path / "league.sqlite"
@@ -52,7 +65,6 @@ def test_the_service_plays_its_scheduled_round_on_the_cluster(tmp_path: Path) ->
     sh(["arena", "new-bot", "alice"], tmp_path, env)  # an author's bot: it travels as a bundle
     for bot in (*BUILT_IN, "alice/"):
         sh(f"arena league submit {bot} --db {db}", tmp_path, env)
-    cluster = Cluster(tmp_path)
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     argv = ["arena", "league", "serve", "--db", str(db), "--port", str(port)]
@@ -70,7 +82,6 @@ def test_the_service_plays_its_scheduled_round_on_the_cluster(tmp_path: Path) ->
     finally:
         service.send_signal(signal.SIGINT)
         out, _ = service.communicate(timeout=120)
-        cluster.close()
     assert "Traceback" not in out, out
     with closing(sqlite3.connect(db)) as conn:
         plays, done, hands = conn.execute(
