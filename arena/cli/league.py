@@ -120,7 +120,11 @@ def submit_command(
     db: DbOption = DEFAULT_DB,
     owner: Annotated[str | None, typer.Option(help="Who owns the bot.")] = None,
     gate: Annotated[
-        bool, typer.Option(help="Run the non-regression gate against the previous version.")
+        bool,
+        typer.Option(
+            help="Run the non-regression gate against the previous version (always, when the"
+            " league file's [gate] says required = true)."
+        ),
     ] = False,
     server: Annotated[
         str | None, typer.Option(help="A league service's URL: upload the folder there.")

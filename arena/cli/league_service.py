@@ -113,7 +113,11 @@ def serve_command(
         int, typer.Option(min=1, help="The largest upload (KiB, packed).")
     ] = MAX_UPLOAD_BYTES >> 10,
     require_gate: Annotated[
-        bool, typer.Option(help="Gate every new version against its previous one.")
+        bool,
+        typer.Option(
+            help="Gate every new version against its previous one (as the league file's"
+            " [gate] required = true does)."
+        ),
     ] = False,
     cluster: ClusterOption = None,
     allow_unsandboxed: AllowUnsandboxedOpt = False,

@@ -178,6 +178,7 @@ def _process(
                 f"the bot {manifest.name!r} belongs to another owner; rename yours in bot.toml"
             )
         previous = store.latest(manifest.name)
+        gate = gate or store.league().gate.required  # as ``submit`` decides
     try:
         sandbox = require_sandbox(allow_unsandboxed)
     except SandboxError as e:

@@ -52,7 +52,8 @@ def create_service_app(
         StoreError: The file is not a league database.
     """
     with closing(LeagueStore(db, create=False)) as store:
-        store.league()  # a league database, or a clear error now
+        # a league database, or a clear error now; its [gate] may require the gate
+        require_gate = require_gate or store.league().gate.required
     with ServiceDb(db) as service:  # the service's tables, made once here
         service.interrupt_unfinished()
         service.sweep_sessions()

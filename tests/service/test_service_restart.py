@@ -19,7 +19,7 @@ from tests.journeys.journey import free_port, http_ok, sh, user_env, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
-LEAGUE_FILE = 'name = "restart"\nseed = 3\n'
+LEAGUE_FILE = 'name = "restart"\nseed = 3\n\n[gate]\nrequired = true\n'
 
 
 def serve(db: Path, env: dict[str, str], port: int) -> subprocess.Popen[str]:
@@ -88,7 +88,7 @@ def test_a_session_and_its_form_outlive_a_kill_and_restart(tmp_path: Path) -> No
 
             def verdict() -> bool:
                 found = again.get(f"/api/service/submissions/{number}").json()
-                assert found["owner"] == "ann", found
+                assert found["owner"] == "ann" and found["gate"], found  # the league requires it
                 return found["status"] in ("accepted", "refused", "interrupted")
 
             wait_for(verdict, "the verdict of the form's upload", service)

@@ -23,6 +23,7 @@ from arena.tournament.cluster import DaskExecutor
 from arena.tournament.model import load_event, plan_event
 from arena.tournament.runner import EventRunner
 from arena.tournament.store import EventStore
+from tests.dask_cluster import Cluster
 
 pytest.importorskip("distributed")
 
@@ -30,7 +31,6 @@ pytest.importorskip("distributed")
 # One worker runs this module, so its tests share one cluster (see ``cluster``).
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("dask-cluster")]
 
-DASK = str(Path(sys.executable).parent / "dask")
 ARENA = str(Path(sys.executable).parent / "arena")
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -57,55 +57,6 @@ def _event(tmp: Path, boards: int) -> Path:
     path = tmp / f"event-{boards}.toml"
     path.write_text(EVENT.format(boards=boards), encoding="utf-8")
     return path
-
-
-class Cluster:
-    """A scheduler and its workers as real processes; ``workers`` holds their processes."""
-
-    def __init__(self, tmp: Path) -> None:
-        self.file = tmp / "scheduler.json"
-        self.log = (tmp / "dask.log").open("ab")
-        self.scheduler = subprocess.Popen(
-            [DASK, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-             "--scheduler-file", str(self.file)],
-            stdout=self.log, stderr=self.log,
-        )  # fmt: skip
-        deadline = time.monotonic() + 120
-        while not self.file.exists():
-            assert time.monotonic() < deadline, "the scheduler did not start"
-            assert self.scheduler.poll() is None, "the scheduler exited"
-            time.sleep(0.2)
-        self.address = json.loads(self.file.read_text())["address"]
-        self.workers = [self.start_worker() for _ in range(2)]
-        self.wait_for(2)
-
-    def start_worker(self) -> subprocess.Popen[bytes]:
-        return subprocess.Popen(
-            [DASK, "worker", self.address, "--nthreads", "1", "--no-nanny", "--no-dashboard",
-             "--host", "127.0.0.1"],
-            stdout=self.log, stderr=self.log,
-        )  # fmt: skip
-
-    def wait_for(self, count: int) -> None:
-        from distributed import Client
-
-        with Client(self.address, timeout=60) as client:
-            client.wait_for_workers(count, timeout=120)
-
-    def close(self) -> None:
-        """Kills the workers (a graceful worker shutdown takes seconds), stops the scheduler."""
-        for proc in self.workers:
-            if proc.poll() is None:
-                proc.kill()
-        if self.scheduler.poll() is None:
-            self.scheduler.terminate()
-        for proc in [*self.workers, self.scheduler]:
-            try:
-                proc.wait(5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        self.log.close()
 
 
 @pytest.fixture

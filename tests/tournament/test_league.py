@@ -333,8 +333,11 @@ def test_league_file_errors_name_the_field(tmp_path: Path) -> None:
     assert "round.rotations" in text and "round.boards_per_round" in text
     with pytest.raises(LeagueFileError, match="round robin"):
         parse_league({"name": "x", "round": {"schedule": "gauntlet"}})
+    with pytest.raises(LeagueFileError, match=r"gate\.required"):
+        parse_league({"name": "x", "gate": {"required": "yes"}})
     example = load_league(ROOT / "docs" / "league-example.toml")
     assert example.divisions is not None and example.round["boards_per_round"] == 4
+    assert not example.gate.required
     spec = parse_league({"name": "x", "round": {"policy": {"max_strikes": 1}}})
     assert spec.round_event("e", [{"bot": "random", "name": f"b{k}"} for k in range(4)], 1, [])
 
@@ -432,17 +435,23 @@ def test_carried_rating_is_combined_by_precision() -> None:
     assert json.loads(json.dumps(combine(None, None))) is None
 
 
-def test_the_gate_refuses_a_version_that_regresses(tmp_path: Path) -> None:
-    """greedy v1, then random content as v2 with --gate: H0 accepted, v2 refused (exit 1)."""
+@pytest.mark.parametrize("asked", ["--gate", "required = true"])
+def test_the_gate_refuses_a_version_that_regresses(tmp_path: Path, asked: str) -> None:
+    """greedy v1, then random content as v2, gated by ``--gate`` or by a league whose
+    ``[gate]`` requires it (submitted without ``--gate``): H0 accepted, v2 refused (exit 1)."""
     league = tmp_path / "g.toml"
-    league.write_text('name = "g"\n[gate]\nmin_pairs = 10\nmax_boards = 60\ndecision_ms = 10000\n')
+    required = "required = true\n" if asked == "required = true" else ""
+    league.write_text(
+        f'name = "g"\n[gate]\n{required}min_pairs = 10\nmax_boards = 60\ndecision_ms = 10000\n'
+    )
     db = tmp_path / "g.sqlite"
     with LeagueStore(db, create=True) as store:
         store.init_league(load_league(league))
         folder = make_bot(tmp_path, "gamma", "greedy")
         submit(store, folder)
     make_bot(tmp_path, "gamma", "random")
-    done = arena("league", "submit", str(folder), "--db", str(db), "--gate")
+    flag = ["--gate"] if asked == "--gate" else []
+    done = arena("league", "submit", str(folder), "--db", str(db), *flag)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "the gate refused gamma" in done.stdout and "H0 accepted" in done.stdout
     with LeagueStore(db) as store:

@@ -150,9 +150,9 @@ def submit(
     The manifest's folder is the bot: it is hashed and copied into the league's store
     (``<db>.bots/<bot>/<random name>/``), so later edits on disk change nothing. A built-in bot (its
     name, or its folder in ``example_bots``) is part of the arena: it is hashed, not copied,
-    and stored as ``builtin:<name>``. With ``gate`` the
-    new version first plays the non-regression gate against the previous version (the league
-    file's ``[gate]``) and is refused if the gate accepts H0.
+    and stored as ``builtin:<name>``. With ``gate``, or when the league file's ``[gate]`` says
+    ``required``, the new version first plays the non-regression gate against the previous
+    version (settings from ``[gate]``) and is refused if the gate accepts H0.
 
     Raises:
         LeagueError: A bad manifest, a folder that is not self-contained, or a gate refusal.
@@ -205,7 +205,7 @@ def submit(
         staging.replace(target)
         copied = target / path.name
         report: GateReport | None = None
-        if gate and previous is not None:
+        if (gate or store.league().gate.required) and previous is not None:
             report = _run_gate(store, copied, bot_ref(store, previous.manifest), digest, on_gate)
             if report.verdict is SprtVerdict.ACCEPT_H0:
                 raise GateRefused(

@@ -20,6 +20,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictBool,
     StrictFloat,
     StrictInt,
     StrictStr,
@@ -72,10 +73,15 @@ class DivisionsSpec(BaseModel):
 
 
 class GateSpec(BaseModel):
-    """The non-regression gate ``submit --gate`` runs: new version against the previous one."""
+    """The non-regression gate ``submit --gate`` runs: new version against the previous one.
+
+    ``required``: every new version of a bot plays it, asked for or not (the league's rule,
+    for ``arena league submit`` and the service alike).
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    required: StrictBool = False
     elo0: StrictFloat | StrictInt = -10.0
     elo1: StrictFloat | StrictInt = 0.0
     alpha: StrictFloat = Field(default=0.05, gt=0.0, lt=0.5)
