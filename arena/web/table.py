@@ -65,10 +65,11 @@ from arena.rules.errors import ArenaError
 from arena.server.manifest import Manifest, resolve_bot
 from arena.server.sandbox import Sandbox
 from arena.tournament.live import event_json
-from arena.web.app import STATIC, _last_id
+from arena.web.app import STATIC
 from arena.web.labels import play_label, rank_word
 from arena.web.live import DELAYS, PublicTable, visible_count
 from arena.web.timeline import event_note
+from arena.web.viewer import resume_id
 from example_bots.heuristic.bot import HeuristicBot
 from sdk.bot import Bot
 
@@ -615,7 +616,7 @@ def create_table_app(room: TableRoom, *, poll_s: float = 20.0) -> FastAPI:
         """Spectators: the table's public events under the spectator delay (``/live``)."""
         header: dict[str, Any] = {"type": "header", "round": "-", "table": "table"}
         header |= {"board": "-", "rotation": "-", "seats": room.names}
-        sent = _last_id(last_event_id, 0)
+        sent = resume_id(last_event_id, 0)
         while True:
             since = room.version
             events = list(room.feed)

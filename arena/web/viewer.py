@@ -1,0 +1,69 @@
+"""What the viewer's routes share: the databases served, the spectator delay, and how a
+request names a database, an event and a view.
+
+Databases are named by their position (``db=0``, the default): the event databases of
+``--db``, then the replay files given on the command line (one more), then the replays
+uploaded from the start page (last, listed nowhere).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fastapi import HTTPException
+
+from arena.web.data import EventData
+from arena.web.timeline import PERSPECTIVES
+from arena.web.uploads import UploadedReplays
+
+__all__ = ["Viewer", "resume_id"]
+
+
+@dataclass
+class Viewer:
+    """The state of one viewer app."""
+
+    data: list[EventData]  # every database, the uploads last
+    listed: int  # how many of them ``/api/dbs`` lists (not the uploads)
+    uploads: UploadedReplays
+    delay: str  # the spectator delay of live tables (``arena.web.live.DELAYS``)
+    poll_s: float  # how often streams look at the databases and the live feeds
+
+    def pick(self, db: int) -> EventData:
+        """Database ``db`` (404 when there is none)."""
+        if not 0 <= db < len(self.data):
+            raise HTTPException(404, f"no database {db}: there are {len(self.data)}")
+        return self.data[db]
+
+    @staticmethod
+    def event_name(d: EventData, event: str | None) -> str:
+        """The event asked for (the first one when none is named; 404 when it is unknown)."""
+        names = d.names()
+        if event is None:
+            if not names:
+                raise HTTPException(404, f"{d.path}: no events yet")
+            return str(names[0])
+        if not d.has_event(event):
+            raise HTTPException(404, f"{d.path}: no event {event[:40]!r}")
+        return event
+
+    @staticmethod
+    def check_view(view: str, d: EventData | None = None, name: str = "", play: int = 0) -> None:
+        """Refuses an unknown view, and any view but the spectator's of a board in play."""
+        if view not in PERSPECTIVES:
+            raise HTTPException(422, f"view {view!r}: use one of {', '.join(PERSPECTIVES)}")
+        if view != "spectator" and d is not None and d.board_in_play(name, play):
+            raise HTTPException(
+                403,
+                f"play {play}'s board is still being played at another table, which holds the"
+                " same cards: its hands are hidden until every play of the board ends (the"
+                " spectator view is open)",
+            )
+
+
+def resume_id(header: str | None, new: int) -> int:
+    """The ``Last-Event-ID`` a reconnecting client sent (``new`` for a new client)."""
+    try:
+        return max(0, int(header)) if header else new
+    except ValueError:
+        return new

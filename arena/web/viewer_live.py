@@ -1,0 +1,66 @@
+"""The viewer's live route: a table being played, event by event, within the delay."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Annotated
+
+from fastapi import APIRouter, Header, HTTPException
+from fastapi.sse import EventSourceResponse, ServerSentEvent
+
+from arena.tournament.live import live_path
+from arena.web.live import PublicTable, read_feed, visible_count
+from arena.web.viewer import Viewer, resume_id
+
+__all__ = ["live_routes"]
+
+
+def live_routes(v: Viewer) -> APIRouter:
+    """Routes: ``/api/live/stream``."""
+    router = APIRouter()
+
+    @router.get("/api/live/stream", response_class=EventSourceResponse)
+    async def live_stream(
+        db: int = 0,
+        event: str | None = None,
+        play: int = 0,
+        last_event_id: Annotated[str | None, Header()] = None,
+    ) -> AsyncIterator[ServerSentEvent]:
+        """A live table: one ``table`` message per public event the delay lets through.
+
+        The id is the event's position in the feed; each message carries the event and the
+        table after it. ``end`` follows the match's last event.
+        """
+        d = v.pick(db)
+        name = v.event_name(d, event)
+        path = live_path(d.path, name, play)
+        if not path.is_file():
+            raise HTTPException(404, f"event {name!r} has no live feed for play {play}")
+        sent = resume_id(last_event_id, 0)
+        while True:
+            header, events = await asyncio.to_thread(read_feed, path)
+            if header is not None:
+                shown = visible_count(events, v.delay)
+                table = PublicTable(header)
+                for i, ev in enumerate(events[:shown], 1):
+                    table.apply(ev)
+                    if i > sent:
+                        sent = i
+                        yield ServerSentEvent(
+                            data={"event": ev, "view": table.view(), "header": header},
+                            event="table",
+                            id=str(i),
+                        )
+                if shown and events[shown - 1]["type"] == "match_end":
+                    yield ServerSentEvent(data={"view": table.view()}, event="end", id=str(sent))
+                    return
+                if (await asyncio.to_thread(d.progress, name))["status"] != "running":
+                    # The runner stopped mid-play: this feed will not go on (a resume
+                    # plays the play again from its start, in a new file).
+                    view = {**table.view(), "termination": "interrupted"}
+                    yield ServerSentEvent(data={"view": view}, event="end", id=str(sent))
+                    return
+            await asyncio.sleep(v.poll_s)
+
+    return router
