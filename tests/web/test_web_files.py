@@ -150,3 +150,21 @@ def test_the_server_keeps_its_newest_uploads_and_removes_them_when_it_stops(
         assert sorted(p.stem for p in folder.iterdir()) == sorted(ids[1:])
         assert folder.stat().st_mode & 0o777 == 0o700
     assert not folder.exists()
+
+
+def test_an_uploaded_replay_cannot_have_the_viewer_read_another_file(
+    played: Path, tmp_path: Path
+) -> None:
+    """The bots' log files a replay names are plain names in its logs folder: an upload that
+    names another file of the server (an absolute path) shows no log, not that file."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the organiser's secret\n", encoding="utf-8")
+    data = json.loads(played.read_text(encoding="utf-8"))
+    think = [[k, 0, 1.0, 0, 1000] for k in range(8)]
+    data["meta"] |= {"log_files": [str(secret)] * 4, "think": think}
+    with running(create_app([])) as url:
+        where = upload(url, json.dumps(data).encode()).json()
+        for step in range(1, 9):
+            view = httpx.get(url + "/api/step", params={**where, "step": step, "view": "all"})
+            assert view.status_code == 200 and "secret" not in view.text, view.text
+            assert view.json()["decision"]["log"] is None, step
