@@ -89,8 +89,8 @@ def create_app(
         return data[db]
 
     def event_name(d: EventData, event: str | None) -> str:
-        names = d.names()
         if event is None:
+            names = d.names()
             if not names:
                 raise HTTPException(404, f"{d.path}: no events yet")
             return str(names[0])

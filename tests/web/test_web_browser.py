@@ -20,6 +20,7 @@ from arena.rules.notation import action_from_json
 from arena.tournament.live import live_path
 from arena.tournament.store import EventStore
 from arena.web.app import create_app, running
+from arena.web.uploads import MAX_UPLOAD_BYTES
 from tests.web.served import ARENA, ARGS, BOTS, CHROMIUM, Served, event_toml, serve
 
 pytestmark = pytest.mark.slow
@@ -175,6 +176,12 @@ def test_a_replay_uploaded_on_the_start_page_opens_in_the_viewer(
         page.wait_for_selector("#upload-said.error")
         assert page.locator("#upload-said").inner_text().startswith("notes.json: not valid JSON")
         assert page.locator("#main img").count() == 0 and page.url == url + "/"
+        # One over the cap: refused from its declared size, and the page says so.
+        big = tmp_path / "big.json"
+        big.write_bytes(b" " * (MAX_UPLOAD_BYTES + 1))
+        page.set_input_files("#upload-file", str(big))
+        page.get_by_role("button", name="open").click()
+        page.wait_for_selector("#upload-said.error:text-matches('^big.json: over the 4 MiB')")
         # A replay written by arena play opens on the board.
         page.set_input_files("#upload-file", str(played))
         page.get_by_role("button", name="open").click()

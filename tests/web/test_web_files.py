@@ -14,7 +14,7 @@ import pytest
 
 from arena.referee.replay import load
 from arena.web.app import create_app, running
-from arena.web.uploads import MAX_UPLOAD_BYTES, UPLOADS_KEPT
+from arena.web.uploads import MAX_UPLOAD_ACTIONS, MAX_UPLOAD_BYTES, UPLOADS_KEPT
 from tests.web.served import ARENA
 
 pytestmark = pytest.mark.slow  # plays a match in a process
@@ -97,6 +97,7 @@ def test_an_upload_that_is_no_replay_is_refused_with_its_reason(
     data = json.loads(played.read_text(encoding="utf-8"))
     illegal = {**data, "actions": [{"seat": 0, "play": "Dr"}, *data["actions"][1:]]}
     bad_meta = {**data, "meta": {**data["meta"], "think": [[0, "x"]]}}
+    endless = {**data, "actions": [{"seat": 0, "play": "pass"}] * (MAX_UPLOAD_ACTIONS + 1)}
 
     def streamed() -> Iterator[bytes]:  # no Content-Length: the server counts as it reads
         for _ in range(MAX_UPLOAD_BYTES >> 16):
@@ -113,6 +114,7 @@ def test_an_upload_that_is_no_replay_is_refused_with_its_reason(
         "deeply nested": (b"[" * 100_000, 422, "JSON nested too deeply"),
         "an illegal action": (json.dumps(illegal).encode(), 422, "cannot re-play"),
         "malformed notes": (json.dumps(bad_meta).encode(), 422, "malformed referee notes"),
+        "too long": (json.dumps(endless).encode(), 422, "more than any match"),
     }
     app = create_app([])
     with running(app) as url:
