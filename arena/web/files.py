@@ -22,6 +22,14 @@ __all__ = ["FILES_EVENT", "ReplayFiles"]
 FILES_EVENT = "files"
 
 
+def _log(folder: Path, name: object) -> Path | None:
+    """A bot's log file in the replay's logs folder, named by the replay: a plain file name
+    only, so a replay from elsewhere (an upload) cannot have the viewer read another file."""
+    if not isinstance(name, str) or name in ("", ".", "..") or "\\" in name:
+        return None
+    return folder / name if Path(name).name == name else None
+
+
 class ReplayFiles(EventData):
     """Replay files read as the plays of one event (only what the replay viewer asks)."""
 
@@ -77,7 +85,7 @@ class ReplayFiles(EventData):
             logs = path.with_name(path.stem + "-logs")  # where arena play keeps the bots' logs
             names = replay.meta.get("log_files")
             hit = Timeline(
-                replay, [logs / str(n) for n in names] if isinstance(names, list) else []
+                replay, [_log(logs, n) for n in names] if isinstance(names, list) else []
             )
             with self._lock:
                 self._files[i] = hit

@@ -158,17 +158,30 @@ class Person:
     def give(self, number: int, body: dict[str, Any]) -> None:
         """The person's answer to decision ``number``, checked against its legal answers.
 
+        An answer to no open decision (a late click: the bomb window closed, or the time ran
+        out, while it was on its way; or a forged one) changes nothing; the decision was
+        answered for the person and the table goes on.
+
         Raises:
             SeatError: No such decision open, or an answer that is not one of its answers.
         """
         with self._lock:
             ask = self.ask
-        if ask is None or ask.number != number or ask.answer.done():
-            raise SeatError("this decision is no longer open")
+        if ask is None:
+            raise SeatError(
+                f"decision {number} is not open: no decision of yours is (a bomb out of turn"
+                " only while the page asks 'Bomb now?')"
+            )
+        if ask.number != number:
+            raise SeatError(f"decision {number} is no longer open: decision {ask.number} is")
         action = _action(ask.obs, body)
         call = bool(body.get("tichu")) and ask.obs.may_call_tichu
+        try:
+            ask.answer.set_result((action, call))
+        except concurrent.futures.InvalidStateError:  # answered, or its time ran out, just now
+            why = "its time ran out" if ask.answer.cancelled() else "it was answered"
+            raise SeatError(f"decision {number} is no longer open: {why}") from None
         self.notice = ""
-        ask.answer.set_result((action, call))
 
 
 def _action(obs: Observation, body: dict[str, Any]) -> Action:
@@ -216,23 +229,27 @@ class PersonBot(Bot):
         wait = min(left, s.window_s) if window else left
         ask = self.person.open(obs, wait)
         until = time.monotonic() + wait
+        away = False
         try:
-            while True:  # in slices: a person who leaves meanwhile is noticed
-                slice_s = min(0.5, until - time.monotonic())
-                if slice_s <= 0:
-                    break
-                try:
+            while (slice_s := min(0.5, until - time.monotonic())) > 0:
+                try:  # in slices: a person who leaves meanwhile is noticed
                     return ask.answer.result(timeout=slice_s)
                 except concurrent.futures.TimeoutError:
                     pass
                 if s.leave == "bot" and self.person.away(s.away_s):
-                    if window:
-                        return PASS, False
-                    self.person.notice = "you were away: the stand-in bot answered for you"
-                    return self.stand_in.answer(obs)
+                    away = True
+                    break
+            # Closed for the person first: an answer on its way now is refused (``give``),
+            # one that came as the time ran out is the answer.
+            if not ask.answer.cancel():
+                return ask.answer.result()
             if window:
                 return PASS, False
-            self.person.notice = "your time ran out: the stand-in bot answered for you"
+            self.person.notice = (
+                "you were away: the stand-in bot answered for you"
+                if away
+                else "your time ran out: the stand-in bot answered for you"
+            )
             return self.stand_in.answer(obs)
         finally:
             self.person.close(ask)

@@ -9,7 +9,8 @@ as for a file given on the command line. The upload is treated as hostile:
   so it never reaches memory or disk beyond it;
 * it is read by ``ReplayFiles``, the reader of ``arena web FILE.json``, and re-played
   through the rules core before it is kept, so a file that is no replay is refused with the
-  reader's one-line reason;
+  reader's one-line reason (one longer than any match, past ``MAX_UPLOAD_ACTIONS``, before it
+  is re-played: its timeline takes memory by the step);
 * it is kept in a private temporary folder (mode 0700) for the server's lifetime, the newest
   ``UPLOADS_KEPT`` only, each under an unguessable id (``secrets.token_urlsafe``) that names
   its event. No page lists them: an upload is found by its id alone.
@@ -33,12 +34,22 @@ from arena.web.data import EventData, NotFound
 from arena.web.files import FILES_EVENT, ReplayFiles
 from arena.web.timeline import Timeline
 
-__all__ = ["MAX_UPLOAD_BYTES", "UPLOADS_KEPT", "UploadRefused", "UploadedReplays"]
+__all__ = [
+    "MAX_UPLOAD_ACTIONS",
+    "MAX_UPLOAD_BYTES",
+    "UPLOADS_KEPT",
+    "UploadRefused",
+    "UploadedReplays",
+]
 
 MAX_UPLOAD_BYTES = 4 << 20
 """The largest replay upload: a long match's replay is a few hundred KiB."""
-UPLOADS_KEPT = 16
-"""How many uploads the server keeps; a new one past it drops the oldest."""
+MAX_UPLOAD_ACTIONS = 10_000
+"""The most actions an uploaded replay may hold (a match to 1,000 has a few hundred to a few
+thousand): its timeline keeps the table after each one, about 5 KB a step."""
+UPLOADS_KEPT = 8
+"""How many uploads the server keeps (their timelines in memory, at most about 50 MB each);
+a new one past it drops the oldest."""
 
 
 class UploadRefused(ArenaError):
@@ -60,6 +71,13 @@ def _read(path: Path, shown: str) -> ReplayFiles:
     rules refuse is refused now, not at its first step)."""
     try:
         files = ReplayFiles([path], [shown])
+        actions = len(files.replays[0].recorded or [])
+        if actions > MAX_UPLOAD_ACTIONS:
+            raise UploadRefused(
+                f"{shown}: {actions} actions, more than any match: a replay upload may hold"
+                f" {MAX_UPLOAD_ACTIONS}",
+                422,
+            )
         files.timeline(FILES_EVENT, 0)
     except ArenaError as e:
         raise UploadRefused(str(e) if str(e).startswith(shown) else f"{shown}: {e}", 422) from None

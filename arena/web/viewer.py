@@ -38,8 +38,8 @@ class Viewer:
     @staticmethod
     def event_name(d: EventData, event: str | None) -> str:
         """The event asked for (the first one when none is named; 404 when it is unknown)."""
-        names = d.names()
         if event is None:
+            names = d.names()
             if not names:
                 raise HTTPException(404, f"{d.path}: no events yet")
             return str(names[0])

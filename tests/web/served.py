@@ -30,15 +30,16 @@ BOTS = Path(__file__).parent / "bots"
 ARENA = [sys.executable, "-m", "arena.cli.main"]
 
 
-def event_toml(folder: Path, name: str, first: str, boards: int) -> Path:
-    """A round robin of four bots on ``boards`` boards a round, both rotations."""
+def event_toml(folder: Path, name: str, first: str, boards: int, jobs: int = 2) -> Path:
+    """A round robin of four bots on ``boards`` boards a round, both rotations, ``jobs``
+    tables at a time."""
     path = folder / f"{name}.toml"
     path.write_text(
         f'name = "{name}"\n'
         f'bots = [{{ bot = "{BOTS / first}" }}, "random", "greedy",'
         ' { bot = "greedy", name = "greedy-b" }]\n'
         'schedule = "round_robin"\nformat = "board"\nhands_per_board = 1\nrotations = 2\n'
-        f"boards_per_round = {boards}\nseed = 11\njobs = 2\n"
+        f"boards_per_round = {boards}\nseed = 11\njobs = {jobs}\n"
         "[time_control]\ndecision_ms = 2000\n",
         encoding="utf-8",
     )

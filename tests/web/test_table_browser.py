@@ -226,3 +226,72 @@ def test_two_people_at_one_table_and_one_closes_the_tab(tmp_path: Path) -> None:
             if body.get("view"):
                 others = [s for i, s in enumerate(body["view"]["seats"]) if i != seat]
                 assert all(s["cards"] is None for s in others), body
+
+
+def test_a_late_bomb_click_is_refused_on_the_page_and_the_hand_goes_on(tmp_path: Path) -> None:
+    """The bomb button of a window clicked after the window closed by its time (the click
+    was on its way): the page says the decision is no longer open, nothing is played, and
+    the person plays the hand to its end."""
+    proc, _, links = start_table(
+        tmp_path, "--sit", "Ann", "--seed", str(SEED), "--hands", "1", "--window-s", "4"
+    )
+    asks: list[dict[str, Any]] = []
+    errors: list[str] = []
+    seen = {"wish": 0, "bomb": 0, "gift": 0}
+    late: int | None = None
+    try:
+        with sync_api.sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.on(
+                "response",
+                lambda r: (
+                    asks.append(r.json()["ask"])
+                    if "/api/seat/state" in r.url and r.ok and r.json().get("ask")
+                    else None
+                ),
+            )
+            page.goto(links[0])
+            page.get_by_role("button", name="start the game").click()
+            done: set[int] = set()
+            deadline = time.monotonic() + 600
+            while page.evaluate("document.body.dataset.over") != "1":
+                assert time.monotonic() < deadline, "the hand did not end"
+                phase = page.evaluate("document.body.dataset.phase || ''")
+                if not (asks and phase and asks[-1]["number"] not in done):
+                    page.wait_for_timeout(100)
+                    continue
+                ask = asks[-1]
+                done.add(ask["number"])
+                if ask["phase"] != "bomb_window":
+                    play_one(page, ask, seen)
+                elif late is not None:
+                    page.locator("#ask").get_by_role("button", name="no bomb").click()
+                elif page.evaluate(
+                    "(n => { const b = document.querySelector('#ask button.act.bomb');"
+                    " if (!b || st.data.ask?.number !== n) return false;"
+                    " window.lateBomb = b; return true; })",
+                    ask["number"],
+                ):
+                    late = ask["number"]  # the window closes by its time, then the click
+                    page.wait_for_function(
+                        f"st.data.ask === null || st.data.ask.number !== {late}",
+                        timeout=60_000,
+                    )
+                    with page.expect_response("**/api/seat/answer") as sent:
+                        page.evaluate("window.lateBomb.click()")
+                    assert sent.value.status == 409, sent.value.text()
+                    page.wait_for_selector(f"#problem:text-matches('^decision {late} ')")
+                    assert "open" in page.locator("#problem").inner_text()
+                    for card in ("8j", "8s", "8p", "8t"):  # the bomb is still in the hand
+                        assert page.locator(f".hand.mine button[data-card='{card}']").count()
+            assert "Game over" in page.locator("#over").inner_text()
+            browser.close()
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=60)
+    assert late is not None, "no bomb window was offered to seat 0"
+    assert not errors, errors
+    replay = load(tmp_path / "table.json")
+    assert replay.seats[0] == "Ann" and replay.result is not None, out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -59,3 +60,83 @@ def test_refusals_and_the_stand_in_when_time_runs_out(tmp_path: Path) -> None:
         proc.communicate(timeout=60)
     replay = load(tmp_path / "table.json")
     assert replay.seats[0] == "Ann" and replay.result is not None
+
+
+EIGHTS = {"8j", "8s", "8p", "8t"}  # seat 0's bomb in the deal of seed 1664
+
+
+def reply(ask: dict[str, Any], cards: list[str]) -> dict[str, Any]:
+    """An answer that never bombs: no Grand Tichu, three cards but the 8s, no bomb in a
+    window, a play that is no bomb where there is one."""
+    if ask["phase"] == "exchange":
+        return {"exchange": [c for c in cards if c not in EIGHTS][:3]}
+    legal = ask["legal"]
+    keep = [item for item in legal if not item.get("bomb")]
+    quiet = [item for item in keep if item.get("cards")] or keep or legal
+    if ask["phase"] == "bomb_window":
+        quiet = [item for item in legal if not item.get("cards")]
+    if ask["phase"] == "grand_tichu":
+        quiet = [item for item in legal if item["label"] == "no Grand Tichu"]
+    return {"index": quiet[0]["index"]}
+
+
+def test_a_bomb_outside_the_window_is_refused_and_the_game_goes_on(tmp_path: Path) -> None:
+    """A late bomb (the window closed by its time while the click was on its way) and a
+    forged one (no decision open): refused in one line, nothing changes, the table goes on."""
+    proc, base, links = start_table(
+        tmp_path, "--sit", "Ann", "--seed", "1664", "--hands", "1", "--window-s", "1"
+    )
+    token = links[0].split("token=")[1]
+    try:
+        with httpx.Client(base_url=base, timeout=60) as http:
+
+            def state(since: int = -1) -> dict[str, Any]:
+                got = http.get("/api/seat/state", params={"token": token, "since": since})
+                assert got.status_code == 200, got.text
+                return dict(got.json())
+
+            def send(number: int, body: dict[str, Any]) -> httpx.Response:
+                return http.post(
+                    "/api/seat/answer", json={"token": token, "number": number, **body}
+                )
+
+            early = send(1, {"index": 0})
+            assert early.status_code == 409, early.text
+            assert "no decision of yours is" in early.json()["detail"]
+            assert http.post("/api/start", json={"token": token}).json()["state"] == "playing"
+            now = state()
+            late: dict[str, Any] | None = None
+            deadline = time.monotonic() + 300
+            while now["state"] != "over":
+                assert time.monotonic() < deadline, "the hand did not end"
+                ask = now["ask"]
+                if ask is None:
+                    now = state(now["version"])
+                    continue
+                if ask["phase"] == "bomb_window" and late is None:
+                    late = ask  # left unanswered: its second runs out, and the seat passes
+                    while now["ask"] is not None and now["ask"]["number"] == late["number"]:
+                        now = state(now["version"])
+                    bomb = next(item for item in late["legal"] if item.get("bomb"))
+                    refused = send(late["number"], {"index": bomb["index"]})
+                    detail = refused.json()["detail"]
+                    assert refused.status_code == 409 and f"decision {late['number']}" in detail
+                    assert "open" in detail and "\n" not in detail, detail
+                    now = state()
+                    assert set(now["view"]["seats"][0]["cards"]) >= EIGHTS, now["view"]
+                    assert all(not e["bomb"] for e in now["view"]["entries"]), now["view"]
+                    continue
+                answered = send(ask["number"], reply(ask, now["view"]["seats"][0]["cards"]))
+                assert answered.status_code == 200, answered.text
+                now = state(now["version"])
+            assert late is not None, "no bomb window was offered to seat 0"
+            forged = send(late["number"] + 1000, {"index": 0})
+            assert forged.status_code == 409, forged.text
+            assert "no decision of yours is" in forged.json()["detail"]
+            assert now["replay"] and not now["error"], now
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=60)
+    replay = load(tmp_path / "table.json")
+    assert replay.seats[0] == "Ann" and replay.result is not None
+    assert replay.result["finished"], replay.result

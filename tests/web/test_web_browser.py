@@ -6,7 +6,6 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +20,8 @@ from arena.rules.notation import action_from_json
 from arena.tournament.live import live_path
 from arena.tournament.store import EventStore
 from arena.web.app import create_app, running
-from tests.web.served import ARGS, BOTS, CHROMIUM, Served, event_toml, serve
+from arena.web.uploads import MAX_UPLOAD_BYTES
+from tests.web.served import ARENA, ARGS, BOTS, CHROMIUM, Served, event_toml, serve
 
 pytestmark = pytest.mark.slow
 
@@ -176,6 +176,12 @@ def test_a_replay_uploaded_on_the_start_page_opens_in_the_viewer(
         page.wait_for_selector("#upload-said.error")
         assert page.locator("#upload-said").inner_text().startswith("notes.json: not valid JSON")
         assert page.locator("#main img").count() == 0 and page.url == url + "/"
+        # One over the cap: refused from its declared size, and the page says so.
+        big = tmp_path / "big.json"
+        big.write_bytes(b" " * (MAX_UPLOAD_BYTES + 1))
+        page.set_input_files("#upload-file", str(big))
+        page.get_by_role("button", name="open").click()
+        page.wait_for_selector("#upload-said.error:text-matches('^big.json: over the 4 MiB')")
         # A replay written by arena play opens on the board.
         page.set_input_files("#upload-file", str(played))
         page.get_by_role("button", name="open").click()
@@ -189,9 +195,34 @@ def test_a_replay_uploaded_on_the_start_page_opens_in_the_viewer(
         page.wait_for_selector(f"#status .scores:text-is('score A {final[0]} : {final[1]} B')")
 
 
-def running_play(db: Path, proc: subprocess.Popen[bytes]) -> int:
+def run_event(toml: Path, db: Path) -> subprocess.Popen[bytes]:
+    """``arena event run`` in a process (stopped with SIGINT by the test)."""
+    return subprocess.Popen(
+        [
+            *ARENA,
+            "event",
+            "run",
+            str(toml),
+            "--db",
+            str(db),
+            "--out",
+            str(db.parent / "lb"),
+            "--quiet",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def stop_event(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)  # the runner stops cleanly; the rest stays pending
+    proc.wait(120)
+
+
+def running_play(db: Path, proc: subprocess.Popen[bytes], event: str = "livetest") -> int:
     """A play whose live feed has no ``match_end`` yet."""
-    folder = live_path(db, "livetest", 0).parent
+    folder = live_path(db, event, 0).parent
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
         for feed in sorted(folder.glob("*.jsonl")):
@@ -204,31 +235,15 @@ def running_play(db: Path, proc: subprocess.Popen[bytes]) -> int:
 def test_follow_a_live_table_until_its_match_ends(
     tmp_path: Path, page: Any, event_db: Path
 ) -> None:
-    # A copy of the bots' folder whose hold file keeps the slow bot at a second a decision
-    # until both pages have seen the running event: no play can end, nor the event, unseen.
+    # A copy of the bots' folder whose hold file keeps the slow bot at a second a decision in
+    # the plays that start while it is there: no play can end, nor the event, unseen.
     bots = tmp_path / "bots"
     shutil.copytree(BOTS, bots)
     hold = bots / "hold"
     hold.touch()
     toml = event_toml(tmp_path, "livetest", str(bots / "slowbot.toml"), 2)
     db = tmp_path / "live.sqlite"
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "arena.cli.main",
-            "event",
-            "run",
-            str(toml),
-            "--db",
-            str(db),
-            "--out",
-            str(tmp_path / "lb"),
-            "--quiet",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    proc = run_event(toml, db)
     try:
         deadline = time.monotonic() + 120
         while not live_path(db, "livetest", 0).exists():
@@ -279,6 +294,47 @@ def test_follow_a_live_table_until_its_match_ends(
             assert page.locator(".seat .hand .card:not(.back)").count() == 0
             assert "Match over" in page.locator("#over").inner_text()
     finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGINT)  # the runner stops cleanly; the rest stays pending
-        proc.wait(120)
+        stop_event(proc)
+
+
+def test_a_live_page_moves_on_to_the_next_play_when_its_play_ends(
+    tmp_path: Path, page: Any
+) -> None:
+    """One table at a time: the next play starts only once the first is recorded. A page on
+    the first play with "then the next play" ticked ends up on the second; one opened with
+    ``follow=0`` stays."""
+    bots = tmp_path / "bots"
+    shutil.copytree(BOTS, bots)
+    slowbot = bots / "slowbot.toml"  # no time a decision: the first play ends soon
+    slowbot.write_text(slowbot.read_text(encoding="utf-8").replace('"80"', '"0"'), "utf-8")
+    db = tmp_path / "next.sqlite"
+    proc = run_event(event_toml(tmp_path, "nexttest", str(slowbot), 1, jobs=1), db)
+    try:
+        first = running_play(db, proc, "nexttest")
+        # Each play starts its bots afresh, from a copy of their folder taken then: with the
+        # hold file there the plays after the first take a second a decision, so the second
+        # play is still running when the page gets there.
+        (bots / "hold").touch()
+        for url in serve([db]):
+            page.goto(url + f"/live?event=nexttest&play={first}")
+            stay = page.context.browser.new_page(viewport={"width": 1280, "height": 900})
+            try:
+                stay.goto(url + f"/live?event=nexttest&play={first}&follow=0")
+                assert page.locator("#follownext").is_checked()
+                assert not stay.locator("#follownext").is_checked()
+                # The first play ends (it may have before the page opened: the page then
+                # reads its whole feed); 5 s later the page opens the second.
+                for p in (page, stay):
+                    p.wait_for_selector("body[data-ended='1']", timeout=120_000)
+                page.wait_for_url(re.compile(rf"[?&]play=(?!{first}\b)\d+"), timeout=120_000)
+                second = int(re.findall(r"[?&]play=(\d+)", page.url)[0])
+                page.wait_for_selector("body[data-seen]", timeout=120_000)
+                assert page.locator("h1").inner_text().startswith(f"Play {second}")
+                assert page.locator(".seat").count() == 4
+                stay.wait_for_selector(f"body[data-next='{second}']", timeout=60_000)
+                assert stay.url == url + f"/live?event=nexttest&play={first}&follow=0"
+                assert stay.locator("#next").inner_text() == f"Next: play {second}"
+            finally:
+                stay.close()
+    finally:
+        stop_event(proc)

@@ -14,7 +14,7 @@ import pytest
 
 from arena.referee.replay import load
 from arena.web.app import create_app, running
-from arena.web.uploads import MAX_UPLOAD_BYTES, UPLOADS_KEPT
+from arena.web.uploads import MAX_UPLOAD_ACTIONS, MAX_UPLOAD_BYTES, UPLOADS_KEPT
 from tests.web.served import ARENA
 
 pytestmark = pytest.mark.slow  # plays a match in a process
@@ -97,6 +97,7 @@ def test_an_upload_that_is_no_replay_is_refused_with_its_reason(
     data = json.loads(played.read_text(encoding="utf-8"))
     illegal = {**data, "actions": [{"seat": 0, "play": "Dr"}, *data["actions"][1:]]}
     bad_meta = {**data, "meta": {**data["meta"], "think": [[0, "x"]]}}
+    endless = {**data, "actions": [{"seat": 0, "play": "pass"}] * (MAX_UPLOAD_ACTIONS + 1)}
 
     def streamed() -> Iterator[bytes]:  # no Content-Length: the server counts as it reads
         for _ in range(MAX_UPLOAD_BYTES >> 16):
@@ -113,6 +114,7 @@ def test_an_upload_that_is_no_replay_is_refused_with_its_reason(
         "deeply nested": (b"[" * 100_000, 422, "JSON nested too deeply"),
         "an illegal action": (json.dumps(illegal).encode(), 422, "cannot re-play"),
         "malformed notes": (json.dumps(bad_meta).encode(), 422, "malformed referee notes"),
+        "too long": (json.dumps(endless).encode(), 422, "more than any match"),
     }
     app = create_app([])
     with running(app) as url:
@@ -150,3 +152,21 @@ def test_the_server_keeps_its_newest_uploads_and_removes_them_when_it_stops(
         assert sorted(p.stem for p in folder.iterdir()) == sorted(ids[1:])
         assert folder.stat().st_mode & 0o777 == 0o700
     assert not folder.exists()
+
+
+def test_an_uploaded_replay_cannot_have_the_viewer_read_another_file(
+    played: Path, tmp_path: Path
+) -> None:
+    """The bots' log files a replay names are plain names in its logs folder: an upload that
+    names another file of the server (an absolute path) shows no log, not that file."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the organiser's secret\n", encoding="utf-8")
+    data = json.loads(played.read_text(encoding="utf-8"))
+    think = [[k, 0, 1.0, 0, 1000] for k in range(8)]
+    data["meta"] |= {"log_files": [str(secret)] * 4, "think": think}
+    with running(create_app([])) as url:
+        where = upload(url, json.dumps(data).encode()).json()
+        for step in range(1, 9):
+            view = httpx.get(url + "/api/step", params={**where, "step": step, "view": "all"})
+            assert view.status_code == 200 and "secret" not in view.text, view.text
+            assert view.json()["decision"]["log"] is None, step

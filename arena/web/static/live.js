@@ -23,16 +23,23 @@ function show(i) {
   if (li) li.classList.add("here");
 }
 async function nextPlay() {
-  // Follow the next play: the event's running plays, the lowest other than this one.
-  try {
-    const e = await getJSON("/api/event", {db: DB, event: EVENT});
-    const next = (e.running || []).find(p => String(p) !== PLAY);
-    if (next === undefined) return;
-    document.body.dataset.next = next;
-    const link = "/live?" + qs({db: DB, event: EVENT, play: next});
-    document.getElementById("main").append(el("p", {id: "next"}, "Next: ", el("a", {href: link}, "play " + next), " (opening in 5 s)"));
-    if (document.getElementById("follownext").checked) setTimeout(() => { location.href = link; }, 5000);
-  } catch (err) { /* the event page is not available: stay on this play */ }
+  // Follow the next play: the event's running plays, the lowest other than this one. With one
+  // table at a time the next play starts only once this one is recorded, so ask again until
+  // one runs or the event stops.
+  let e;
+  try { e = await getJSON("/api/event", {db: DB, event: EVENT}); }
+  catch (err) { return; }  // the event page is not available: stay on this play
+  const next = (e.running || []).find(p => String(p) !== PLAY);
+  if (next === undefined) {
+    if (e.progress && e.progress.status === "running") setTimeout(nextPlay, 2000);
+    return;
+  }
+  document.body.dataset.next = next;
+  const link = "/live?" + qs({db: DB, event: EVENT, play: next});
+  const box = document.getElementById("follownext");
+  document.getElementById("main").append(el("p", {id: "next"}, "Next: ", el("a", {href: link}, "play " + next), box.checked ? " (opening in 5 s)" : ""));
+  // Unticking the box within the 5 s still keeps the page here.
+  if (box.checked) setTimeout(() => { if (box.checked) location.href = link; }, 5000);
 }
 (async () => {
   const main = document.getElementById("main");

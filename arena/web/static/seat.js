@@ -3,7 +3,7 @@
  * and the referee checks them as it checks a bot's. */
 "use strict";
 const TOKEN = Q.get("token") || "";
-const st = {version: -1, data: null, sel: [], slots: [null, null, null], tichu: false, asked: 0, clock: null};
+const st = {version: -1, data: null, sel: [], slots: [null, null, null], tichu: false, asked: 0, clock: null, problem: ""};
 
 async function post(path, body) {
   const r = await fetch(path, {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)});
@@ -35,18 +35,20 @@ function handButtons(seat, cards, received) {
     return b;
   }));
 }
-async function answer(body) {
-  const ask = st.data.ask;
+async function sendAnswer(number, body) {
+  // The answer to decision ``number``, the one its button was drawn for: a click that arrives
+  // after that decision closed (a bomb window's time ran out meanwhile) is refused, and said.
   try {
-    await post("/api/seat/answer", Object.assign({token: TOKEN, number: ask.number, tichu: st.tichu}, body));
-    st.sel = []; st.slots = [null, null, null]; st.tichu = false;
-    st.data.ask = null;
-    render();
-  } catch (err) { document.getElementById("problem").textContent = err.message; }
+    await post("/api/seat/answer", Object.assign({token: TOKEN, number: number, tichu: st.tichu}, body));
+    st.sel = []; st.slots = [null, null, null]; st.tichu = false; st.problem = "";
+    if (st.data.ask && st.data.ask.number === number) st.data.ask = null;
+  } catch (err) { st.problem = err.message; }
+  render();
 }
 function actButton(label, fn, cls) { return el("button", {type: "button", class: "act " + (cls || ""), onclick: fn}, label); }
 function askPanel(d) {
   const ask = d.ask, names = d.names, me = d.seat;
+  const answer = body => sendAnswer(ask.number, body);
   if (!ask) {
     const v = d.view;
     const who = v && v.to_act >= 0 && v.to_act !== me ? names[v.to_act] + " to play" : "waiting";
@@ -102,12 +104,12 @@ function render() {
   const kids = [el("h1", {}, "Seat " + me + " · " + d.name + " ", el("span", {class: "badge", text: "team " + "AB"[me & 1] + " with " + d.names[(me + 2) % 4]}))];
   if (d.state === "lobby") {
     kids.push(el("p", {text: "Waiting for the game to start. Seats nobody takes get bots when it starts."}),
-      el("div", {class: "buttons"}, actButton("start the game", async () => { try { await post("/api/start", {token: TOKEN}); } catch (err) { document.getElementById("problem").textContent = err.message; } }, "go")),
+      el("div", {class: "buttons"}, actButton("start the game", async () => { try { await post("/api/start", {token: TOKEN}); } catch (err) { st.problem = err.message; render(); } }, "go")),
       el("p", {}, el("a", {href: "/"}, "the lobby"), " (invite others from there)"));
   }
   if (d.error) kids.push(el("p", {class: "error", text: d.error}));
   if (d.notice) kids.push(el("p", {class: "notice", text: d.notice}));
-  kids.push(el("p", {class: "error-line", id: "problem", role: "alert"}));
+  kids.push(el("p", {class: "error-line", id: "problem", role: "alert", text: st.problem}));
   if (d.view) {
     const actBox = el("div", {class: "panel ask", id: "ask"}, el("h2", {}, "Your move ", d.ask ? el("span", {id: "clock", class: "clock"}) : null), ...askPanel(d));
     const table = el("div", {id: "table"});

@@ -1,8 +1,9 @@
 """A random bot that writes one log line per decision (and may think slowly), for the viewer.
 
-``LOGBOT_SLEEP_MS`` slows every decision; while the file named by ``LOGBOT_HOLD`` (relative to
-the bot's folder, which the sandbox shows live) exists, each decision takes a second instead, so
-a test can keep a table running until it has watched it.
+``LOGBOT_SLEEP_MS`` slows every decision; where the file named by ``LOGBOT_HOLD`` (relative to
+the bot's folder) exists, each decision takes a second instead, so a test can keep a table
+running until it has watched it. The sandbox shows a bot the copy of its folder taken when the
+bot starts: the file holds the plays whose bots start while it is there, to their end.
 """
 
 from __future__ import annotations
