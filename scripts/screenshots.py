@@ -4,7 +4,7 @@ Plays a small event of the example bots over gRPC (or uses ``--db``), serves it 
 app on loopback and photographs each page with Debian's Chromium through Playwright; then opens
 ``arena table`` and photographs a person's seat (``seat-*``: the exchange, then a turn).
 
-    .venv/bin/python scripts/screenshots.py [--db runs/demo.sqlite]
+    .venv/bin/python scripts/screenshots.py [--db runs/demo.sqlite] [--out FOLDER]
 """
 
 from __future__ import annotations
@@ -61,7 +61,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", type=Path, help="an event database (default: play a small one)")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
+    parser.add_argument(
+        "--out", type=Path, default=OUT, help="the folder (default: docs/screenshots here)"
+    )
     ns = parser.parse_args()
+    out = ns.out.resolve()
     with tempfile.TemporaryDirectory() as tmp:
         db = ns.db or play(Path(tmp))
         with EventStore(db, create=False) as store:
@@ -85,7 +89,7 @@ def main() -> None:
             ),
             "live": (f"/live?event={event}&play={ordinal}", "body[data-ended='1']"),
         }
-        OUT.mkdir(parents=True, exist_ok=True)
+        out.mkdir(parents=True, exist_ok=True)
         with running(create_app([db])) as url, sync_playwright() as pw:
             import httpx
 
@@ -98,16 +102,17 @@ def main() -> None:
                 for name, (path, ready) in views.items():
                     page.goto(url + path.replace("{hand_end}", str(hand_end)))
                     page.wait_for_selector(ready, timeout=60_000)
-                    shot = OUT / f"{name}-{width}.png"
+                    shot = out / f"{name}-{width}.png"
                     page.screenshot(path=str(shot))
-                    print(f"{shot.relative_to(ROOT)}  {shot.stat().st_size // 1024} KiB")
+                    print(f"{shot}  {shot.stat().st_size // 1024} KiB")
                 page.close()
-            seat_shots(browser, Path(tmp))
+            seat_shots(browser, Path(tmp), out)
             browser.close()
 
 
-def seat_shots(browser: Any, folder: Path) -> None:
-    """A person's seat at ``arena table`` (seed 1664): the exchange, then the first turn."""
+def seat_shots(browser: Any, folder: Path, out: Path) -> None:
+    """A person's seat at ``arena table`` (seed 1664), into ``out``: the exchange, then the
+    first turn."""
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -152,9 +157,9 @@ def seat_shots(browser: Any, folder: Path) -> None:
                     for page in pages.values():
                         page.locator(f".hand.mine button[data-card='{card}']").click()
             for width, page in pages.items():
-                shot = OUT / f"{name}-{width}.png"
+                shot = out / f"{name}-{width}.png"
                 page.screenshot(path=str(shot), full_page=width == 420)
-                print(f"{shot.relative_to(ROOT)}  {shot.stat().st_size // 1024} KiB")
+                print(f"{shot}  {shot.stat().st_size // 1024} KiB")
             if button:
                 pages[1280].get_by_role("button", name=button).click()
             else:
@@ -164,9 +169,9 @@ def seat_shots(browser: Any, folder: Path) -> None:
             page.locator(".hand.mine button[data-card='Mj']").click()
             time.sleep(0.5)
         for width, page in pages.items():
-            shot = OUT / f"seat-play-{width}.png"
+            shot = out / f"seat-play-{width}.png"
             page.screenshot(path=str(shot), full_page=width == 420)
-            print(f"{shot.relative_to(ROOT)}  {shot.stat().st_size // 1024} KiB")
+            print(f"{shot}  {shot.stat().st_size // 1024} KiB")
     finally:
         proc.terminate()
         proc.wait(30)

@@ -46,3 +46,27 @@ def test_inference_quality_runs_as_its_docstring_shows_from_another_folder(
         assert done.returncode == 0, done.stderr
         for word in expect:
             assert word in done.stdout, done.stdout
+
+
+@pytest.mark.timeout(1200)
+def test_screenshots_writes_every_view_at_both_widths_from_another_folder(
+    tmp_path: Path,
+) -> None:
+    """The script that makes ``docs/screenshots`` plays its event, serves it, opens
+    ``arena table`` and writes every picture the docs hold, here into a relative ``--out``."""
+    if not Path("/usr/bin/chromium").exists():
+        pytest.skip("no browser: /usr/bin/chromium is missing (apt-get install chromium)")
+    script = next(p for p in SCRIPTS if p.name == "screenshots.py")
+    done = subprocess.run(
+        [sys.executable, str(script), "--out", "shots"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    docs = script.parent.parent / "docs" / "screenshots"
+    expected = sorted(p.name for p in docs.glob("*.png"))
+    written = sorted(p.name for p in (tmp_path / "shots").glob("*.png"))
+    assert written == expected and len(expected) == 20, written
+    assert all((tmp_path / "shots" / name).stat().st_size > 10_000 for name in written)
