@@ -149,6 +149,12 @@ def _reached(url: str, rounds: int) -> bool:
     return _finished(url) >= rounds
 
 
+def _round_started(url: str) -> bool:
+    """Whether the service shows a round in progress (or one already finished)."""
+    status = _status(url)
+    return status["in_progress"] is not None or any(r["finished"] for r in status["rounds"])
+
+
 def bench_service(
     rounds: int = 20,
     requests: int = 200,
@@ -197,7 +203,7 @@ def bench_service(
             figures.upload_s = time.perf_counter() - t
             decided = time.perf_counter()
             on_line(f"alice: {verdict['status']} in {figures.upload_s:.1f} s; round 1 is due")
-            _wait("round 1", lambda: _status(url)["in_progress"] is not None, service, 120)
+            _wait("round 1", partial(_round_started, url), service, 120)
             started = time.perf_counter()
             _wait("round 1's end", lambda: _finished(url) >= 1, service, 3600)
             figures.service_round_s = time.perf_counter() - started

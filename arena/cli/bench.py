@@ -73,8 +73,13 @@ def service_bench(
 ) -> None:
     """The league service from outside: a round beside the CLI's, uploads, memory, pages."""
     from arena.bench.service import bench_service
+    from arena.service.client import RemoteError
 
-    f = bench_service(rounds, requests, gate, on_line=lambda line: print(line, flush=True))
+    try:
+        f = bench_service(rounds, requests, gate, on_line=lambda line: print(line, flush=True))
+    except (RuntimeError, RemoteError) as e:
+        print(f"error: {e}")
+        raise typer.Exit(1) from None
     print(
         f"round 1          : {f.cli_round_s:.1f} s by arena league run, {f.service_round_s:.1f} s"
         f" scheduled by the service ({f.verdict_to_round_s:.1f} s from the upload's verdict)"
