@@ -173,6 +173,18 @@ class BotProcess:
         """The process id, once started."""
         return self.proc.pid if self.proc is not None else None
 
+    def ended(self) -> bool:
+        """Whether the process has ended, even before the runner has reaped it (a zombie)."""
+        proc = self.proc
+        if proc is None or proc.returncode is not None:
+            return proc is not None
+        try:
+            with open(f"/proc/{proc.pid}/stat", "rb") as f:
+                state = f.read().rsplit(b")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return True
+        return state in (b"Z", b"X")
+
     async def wait(self) -> int:
         """Waits for the process to exit; returns its exit code."""
         assert self.proc is not None, "not started"
@@ -322,7 +334,7 @@ async def play_table(
             writable=writable,
         )
         bots.append(bot)
-        table.manage(seat)
+        table.manage(seat, bot.ended)
     if log_dir is not None:
         table.logs = [
             seat_log(log_dir, s, "person") if m is None else seat_log(log_dir, s, m.name)

@@ -44,6 +44,11 @@ CRASH_CHECK_S = 1.0
 """How long after a managed bot's stream drops the table waits to see whether it crashed: a
 crashed process's exit reaches the runner after its stream's end, later on a loaded machine."""
 
+CRASH_CHECK_TRIES = 10
+"""How many times ``CRASH_CHECK_S`` the table waits for the runner to report a process it can
+see has ended (on a heavily loaded machine the report can come seconds after the stream's
+end): its drop is then judged a crash, with its exit code, not a disconnect."""
+
 FINISHED_TOKENS = 40_000
 """Tokens of finished tables remembered (refused as over rather than unknown)."""
 
@@ -135,7 +140,7 @@ class Table:
         self.shutting_down = False
         self._on_done = on_done
         self._manager_hook = on_match
-        self._managed: set[int] = set()
+        self._managed: dict[int, Callable[[], bool]] = {}  # seat: has its process ended?
         self._exited: set[int] = set()
         self._exit_codes: dict[int, str] = {}  # a seat's exit code and its cause, as said
         self._lost: dict[int, asyncio.TimerHandle] = {}
@@ -168,9 +173,10 @@ class Table:
         for seat in self.seats:
             seat.observers.append(observer)
 
-    def manage(self, seat: int) -> None:
-        """Marks a seat whose bot process the runner started (for crash detection)."""
-        self._managed.add(seat)
+    def manage(self, seat: int, ended: Callable[[], bool] = lambda: False) -> None:
+        """Marks a seat whose bot process the runner started (for crash detection); ``ended``
+        tells whether that process has ended, before the runner has reported its exit."""
+        self._managed[seat] = ended
 
     async def _run(self) -> list[MatchRecord]:
         spec = self.spec
@@ -294,13 +300,17 @@ class Table:
             return
         referee.seat_lost(seat, FailureKind.DISCONNECT, "the stream ended", self._resumable(seat))
 
-    def _lost_check(self, seat: int) -> None:
+    def _lost_check(self, seat: int, tries: int = 1) -> None:
         self._lost.pop(seat, None)
         referee = self.referee
-        if referee is not None and seat not in self._exited and self.seats[seat].stream is None:
-            referee.seat_lost(
-                seat, FailureKind.DISCONNECT, "the stream ended", self._resumable(seat)
-            )
+        if referee is None or seat in self._exited or self.seats[seat].stream is not None:
+            return
+        if self._managed[seat]() and tries < CRASH_CHECK_TRIES:
+            # Its process has ended but the runner has not said so yet: wait for its code.
+            loop = asyncio.get_running_loop()
+            self._lost[seat] = loop.call_later(CRASH_CHECK_S, self._lost_check, seat, tries + 1)
+            return
+        referee.seat_lost(seat, FailureKind.DISCONNECT, "the stream ended", self._resumable(seat))
 
     def seat_back(self, seat: int, took_over: bool, peer: str) -> None:
         """A stream resumed the seat: counted for the rate limit and recorded by the referee."""

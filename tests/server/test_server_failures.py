@@ -248,3 +248,45 @@ def test_every_match_has_a_replay_with_its_failures(scenario: Scenario) -> None:
         assert replays.verify(replay).mismatches == [], name
         assert len(replay.meta["failures"]) == len(rec.failures), name
         assert replay.meta["termination"] == rec.termination.name.lower(), name
+
+
+def test_a_crash_the_runner_learns_of_late_is_still_a_crash(
+    stub: Callable[..., Manifest], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a loaded machine a crashed process's exit can reach the runner seconds after its
+    stream ended: the table sees the process has ended and waits for its exit code, so the
+    drop is a crash with its code, not a disconnect."""
+    from arena.server.bots import BotProcess
+    from arena.server.table import CRASH_CHECK_S
+
+    real_wait = BotProcess.wait
+
+    async def late_wait(self: BotProcess) -> int:
+        code = await real_wait(self)
+        await asyncio.sleep(2.5 * CRASH_CHECK_S)  # the runner hears of the exit late
+        return code
+
+    monkeypatch.setattr(BotProcess, "wait", late_wait)
+
+    async def main() -> MatchRecord:
+        server = ArenaServer()
+        await server.start()
+        try:
+            bots = [stub("--seed", str(s)) for s in range(4)]
+            bots[ODD] = stub("--mode", "crash", "--after", "2", "--seed", "99")
+            spec = TableSpec(
+                options=Options(hands=1),
+                seed=17,
+                time=TimeControl(decision_ms=20_000),
+                policy=FailurePolicy(max_strikes=0),
+                table_id="late",
+                startup_timeout_s=120.0,
+            )
+            _, records = await play_table(server, spec, bots, log_dir=tmp_path / "logs")
+        finally:
+            await server.stop(1.0)
+        return records[0]
+
+    rec = asyncio.run(main())
+    assert outcomes(rec) == [(ODD, FailureKind.CRASH, FailureOutcome.DEFAULT_ACTIONS)]
+    assert "code 3" in rec.failures[0].detail
