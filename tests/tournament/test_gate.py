@@ -110,6 +110,7 @@ def test_a_deterministic_bot_against_its_copy_mirrors_every_board(tmp_path: Path
     code, stdout, err, _ = gate_cli(
         "--candidate", "greedy", "--baseline", "greedy", "--preset", "nonreg",
         "--max-boards", "400", "--seed", "3", "--jobs", "2", "--json", out,
+        "--decision-ms", "30000",  # no default answer under load: every board mirrors
     )  # fmt: skip
     assert code == 0, err
     data = json.loads(out.read_text(encoding="utf-8"))
