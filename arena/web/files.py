@@ -15,19 +15,11 @@ from typing import Any
 
 from arena.referee.replay import load
 from arena.web.data import EventData, NotFound
-from arena.web.timeline import Timeline
+from arena.web.timeline import Timeline, replay_logs
 
 __all__ = ["FILES_EVENT", "ReplayFiles"]
 
 FILES_EVENT = "files"
-
-
-def _log(folder: Path, name: object) -> Path | None:
-    """A bot's log file in the replay's logs folder, named by the replay: a plain file name
-    only, so a replay from elsewhere (an upload) cannot have the viewer read another file."""
-    if not isinstance(name, str) or name in ("", ".", "..") or "\\" in name:
-        return None
-    return folder / name if Path(name).name == name else None
 
 
 class ReplayFiles(EventData):
@@ -83,10 +75,7 @@ class ReplayFiles(EventData):
         if hit is None:
             path, replay = self.paths[i], self.replays[i]
             logs = path.with_name(path.stem + "-logs")  # where arena play keeps the bots' logs
-            names = replay.meta.get("log_files")
-            hit = Timeline(
-                replay, [_log(logs, n) for n in names] if isinstance(names, list) else []
-            )
+            hit = Timeline(replay, replay_logs(logs, replay.meta.get("log_files")))
             with self._lock:
                 self._files[i] = hit
         return hit

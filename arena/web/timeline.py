@@ -52,7 +52,7 @@ from arena.rules.notation import action_from_json, action_to_json
 from arena.rules.observe import TrickEntry
 from arena.web.labels import play_label, rank_word
 
-__all__ = ["PERSPECTIVES", "Timeline", "action_text", "load_timeline"]
+__all__ = ["PERSPECTIVES", "Timeline", "action_text", "load_timeline", "plain_name", "replay_logs"]
 
 PERSPECTIVES = ("spectator", "0", "1", "2", "3", "all")
 _PUBLIC_FAILURE = ("seat", "kind", "outcome", "hand", "decision", "request_id", "strikes")
@@ -543,12 +543,33 @@ def _public_key(action: Action) -> str:
     return str(action)
 
 
+def plain_name(name: object) -> str | None:
+    """``name`` if it is a plain file name (a string, not empty, ``.`` or ``..``, with no path
+    separator and no NUL), else None: all a replay may name inside its own logs folder."""
+    if not isinstance(name, str) or name in ("", ".", "..") or any(c in name for c in "/\\\0"):
+        return None
+    return name
+
+
+def replay_logs(folder: Path, names: object) -> list[Path | None]:
+    """The bots' logs a replay's ``meta.log_files`` names, one a seat, each a file of
+    ``folder`` (the replay's own logs folder).
+
+    A replay may come from elsewhere (an upload, a copied database): a name that is not a
+    plain file name (``../../etc/passwd``, ``/etc/passwd``, a number) is that seat's missing
+    log, so the viewer reads no file outside the folder.
+    """
+    if not isinstance(names, list):
+        return []
+    plain = [plain_name(name) for name in names]
+    return [None if name is None else folder / name for name in plain]
+
+
 def load_timeline(path: Path, log_dir: Path | None) -> Timeline:
-    """Reads a replay file and re-plays it; the bots' logs come from ``log_dir`` if present."""
+    """Reads a replay file and re-plays it; the bots' logs come from its table's folder in
+    ``log_dir`` if present (the table's id, like the logs' names, a plain name)."""
     replay = load(path)
-    logs: list[Path | None] = []
-    names = replay.meta.get("log_files")
-    table = replay.meta.get("table_id")
-    if log_dir is not None and isinstance(names, list) and isinstance(table, str):
-        logs = [log_dir / table / str(n) for n in names]
-    return Timeline(replay, logs)
+    table = plain_name(replay.meta.get("table_id"))
+    if log_dir is None or table is None:
+        return Timeline(replay)
+    return Timeline(replay, replay_logs(log_dir / table, replay.meta.get("log_files")))
