@@ -4,3 +4,5 @@ processes run with the I/O that ``arena.runtime.grpc_io`` chooses, as ``arena`` 
 from arena.runtime import configure
 
 configure()
+
+pytest_plugins = ["tests.dask_cluster"]  # the own_cluster fixture, one definition for all

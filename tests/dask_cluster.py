@@ -1,5 +1,6 @@
 """A real Dask cluster for tests: a ``dask scheduler`` and its ``dask worker`` processes on
-127.0.0.1, as docs/cluster.md starts them (the scheduler on a port of its choosing)."""
+127.0.0.1, as docs/cluster.md starts them (the scheduler on a port of its choosing), and the
+``own_cluster`` fixture (tests/conftest.py makes it every test module's)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,12 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["DASK", "Cluster"]
+import pytest
+
+__all__ = ["DASK", "Cluster", "own_cluster"]
 
 DASK = str(Path(sys.executable).parent / "dask")
 """The installed ``dask`` command (the cluster extra)."""
@@ -70,3 +74,14 @@ class Cluster:
                 proc.kill()
                 proc.wait()
         self.log.close()
+
+
+@pytest.fixture
+def own_cluster(tmp_path: Path) -> Iterator[Cluster]:
+    """A scheduler and two workers of the test's own (one it may kill, or a service's),
+    stopped whatever the test's end."""
+    started = Cluster(tmp_path)
+    try:
+        yield started
+    finally:
+        started.close()

@@ -8,7 +8,6 @@ import signal
 import sqlite3
 import subprocess
 import urllib.request
-from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -45,18 +44,8 @@ def status(url: str) -> dict[str, Any]:
     return data
 
 
-@pytest.fixture
-def cluster(tmp_path: Path) -> Iterator[Cluster]:
-    """A scheduler and two workers of the test's own, stopped whatever the test's end."""
-    started = Cluster(tmp_path)
-    try:
-        yield started
-    finally:
-        started.close()
-
-
 def test_the_service_plays_its_scheduled_round_on_the_cluster(
-    tmp_path: Path, cluster: Cluster
+    tmp_path: Path, own_cluster: Cluster
 ) -> None:
     env = user_env(tmp_path / "home")
     (tmp_path / "league.toml").write_text(LEAGUE_FILE)
@@ -69,7 +58,7 @@ def test_the_service_plays_its_scheduled_round_on_the_cluster(
     url = f"http://127.0.0.1:{port}"
     argv = ["arena", "league", "serve", "--db", str(db), "--port", str(port)]
     service = subprocess.Popen(
-        [*argv, "--cluster", cluster.address],
+        [*argv, "--cluster", own_cluster.address],
         cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
     try:
@@ -78,7 +67,7 @@ def test_the_service_plays_its_scheduled_round_on_the_cluster(
         rows = status(url)["standings"]["divisions"][0]["rows"]
         assert {f"{bot} v1" for bot in (*BUILT_IN, "alice")} == {r["entry"] for r in rows}, rows
         assert not any(row["failures"] for row in rows), rows  # alice's bundle played too
-        assert cluster.executed() >= 1  # the plays ran on the cluster's workers
+        assert own_cluster.executed() >= 1  # the plays ran on the cluster's workers
     finally:
         service.send_signal(signal.SIGINT)
         out, _ = service.communicate(timeout=120)

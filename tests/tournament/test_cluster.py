@@ -59,16 +59,6 @@ def _event(tmp: Path, boards: int) -> Path:
     return path
 
 
-@pytest.fixture
-def own_cluster(tmp_path: Path) -> Iterator[Cluster]:
-    """A cluster of the test's own, for a test that kills one of its workers."""
-    c = Cluster(tmp_path)
-    try:
-        yield c
-    finally:
-        c.close()
-
-
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     """One cluster for the tests that leave its workers alive (starting one takes seconds)."""
