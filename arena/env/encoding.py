@@ -355,6 +355,68 @@ def path_of(decision: Decision, answer: Action) -> list[int]:
     return path
 
 
+_HAND_AT = 56  # action features: the cards the index commits (0..55), the hand left (56..111)
+_KIND_AT = 112  # one-hot kind of a play's shape (10)
+_LENGTH_AT = 122  # its length / 14, rank / 15
+_FLAG_AT = 124  # pass, card pick, no Grand Tichu, Grand Tichu, Tichu call, bomb
+_WISH_AT = 130  # no wish, wish 2..A (14)
+_GIFT_AT = 144  # the Dragon trick to the next seat, to the previous seat
+#: The width of one index's features (``action_features``).
+N_ACTION_FEATURES = 146
+
+
+def action_features(decision: Decision) -> npt.NDArray[np.float32]:
+    """One row of ``N_ACTION_FEATURES`` per index of ``decision.indices()``: what the index
+    commits, for policies that score (observation, action) pairs rather than a fixed output.
+
+    A play's shape commits the cards of its lowest legal play of that shape (the picks that
+    follow tell the suits apart); a card pick commits that card. The hand left is the own
+    hand without the cards committed so far and those of the index (exchange picks and a
+    play's picks included).
+    """
+    indices = decision.indices()
+    rows = np.zeros((len(indices), N_ACTION_FEATURES), dtype=np.float32)
+    committed = 0
+    pending = decision.pending
+    if pending is not None:
+        for c in pending.picked:
+            committed |= 1 << c
+        if decision.phase is not Phase.EXCHANGE:
+            common = ~0
+            for p, _ in pending.plays:
+                common &= p.cards
+            committed |= common
+    masks: list[Mask] = []
+    for r, i in enumerate(indices):
+        cards = 0
+        if i < CARD_BASE:
+            if i == PASS_ACTION:
+                rows[r, _FLAG_AT] = 1.0
+            else:
+                kind, length, rank = SHAPES[i][:3]
+                group = decision.by_shape.get(i)
+                if group:
+                    cards = group[0].cards
+                rows[r, _KIND_AT + kind] = 1.0
+                rows[r, _LENGTH_AT] = length / 14
+                rows[r, _LENGTH_AT + 1] = rank / 15
+                rows[r, _FLAG_AT + 5] = float(kind >= FOUR_BOMB)
+        elif i < GRAND_BASE:
+            cards = 1 << (i - CARD_BASE)
+            rows[r, _FLAG_AT + 1] = 1.0
+        elif i < TICHU_ACTION:
+            rows[r, _FLAG_AT + 2 + i - GRAND_BASE] = 1.0
+        elif i == TICHU_ACTION:
+            rows[r, _FLAG_AT + 4] = 1.0
+        elif i < GIFT_BASE:
+            rows[r, _WISH_AT + i - WISH_BASE] = 1.0
+        else:
+            rows[r, _GIFT_AT + i - GIFT_BASE] = 1.0
+        masks += [cards, decision.hand & ~committed & ~cards]
+    rows[:, :_KIND_AT] = cards_matrix(masks).reshape(len(indices), _KIND_AT)
+    return rows
+
+
 def answer_paths(decision: Decision) -> list[tuple[list[int], Action]]:
     """Every sequence of indices the decision accepts from now and the answer it makes
     (a test aid and a policy's full enumeration; the exchange's 2,184 included)."""
@@ -581,6 +643,7 @@ __all__ = [
     "GIFT_BASE",
     "GRAND_BASE",
     "N_ACTIONS",
+    "N_ACTION_FEATURES",
     "N_SHAPES",
     "OBS_SIZE",
     "PASS",
@@ -594,6 +657,7 @@ __all__ = [
     "Decision",
     "Pending",
     "Shape",
+    "action_features",
     "add_played",
     "answer_paths",
     "cards_matrix",

@@ -1,10 +1,13 @@
-"""A policy over the learning environment's encoding: a small multilayer perceptron in numpy.
+"""A policy over the learning environment's encodings: a small scorer of (observation, action)
+pairs in numpy.
 
-``Policy.load(path)`` reads the weights of an ``.npz`` (``w0``, ``b0``, ``w1``, ``b1``, ...:
-ReLU between layers, logits over ``arena.env.encoding.N_ACTIONS`` out);
-``Policy.choose(vector, indices)`` is the legal index of highest logit. ``answer`` plays a
-whole decision: it encodes the view, picks, and steps the ``Decision`` until it names an
-answer.
+Each legal index of a decision is scored from the observation vector
+(``arena.env.encoding.encode_observation``) and the index's action features
+(``action_features``: the cards it commits, the hand it leaves, its kind): the first layer is
+the sum of the observation's part (computed once) and the action's, then ReLU, a second
+hidden layer and one score out. The index of highest score is played. Weights: an ``.npz``
+with ``Wo`` (observation to hidden), ``Wa`` (action features to hidden), ``b1``, ``W2``,
+``b2``, ``w3`` (hidden to score) and ``b3`` (``scripts/train_learned.py`` writes them).
 """
 
 from __future__ import annotations
@@ -14,43 +17,45 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from arena.env.encoding import TICHU_ACTION, Decision, encode_observation
+from arena.env.encoding import TICHU_ACTION, Decision, action_features, encode_observation
 from arena.rules import Action, Observation, Phase
 
 WEIGHTS = Path(__file__).with_name("weights.npz")
+#: The arrays a weights file holds.
+PARAMETERS = ("Wo", "Wa", "b1", "W2", "b2", "w3", "b3")
+F32 = npt.NDArray[np.float32]
 
 
 class Policy:
-    """Logits of the action indices from the observation vector (float32 throughout)."""
+    """Scores of a decision's indices (float32 throughout)."""
 
-    def __init__(self, layers: list[tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]]):
-        self.layers = layers
+    def __init__(self, weights: dict[str, F32]) -> None:
+        missing = [k for k in PARAMETERS if k not in weights]
+        if missing:
+            raise ValueError(f"weights lack {', '.join(missing)}")
+        self.w = {k: weights[k].astype(np.float32) for k in PARAMETERS}
 
     @classmethod
     def load(cls, path: Path = WEIGHTS) -> Policy:
-        """Reads ``w0, b0, w1, b1, ...`` from an ``.npz``."""
+        """Reads the weights of an ``.npz``."""
         with np.load(path) as data:
-            n = len([k for k in data.files if k.startswith("w")])
-            layers = [
-                (data[f"w{i}"].astype(np.float32), data[f"b{i}"].astype(np.float32))
-                for i in range(n)
-            ]
-        return cls(layers)
+            return cls({k: data[k] for k in data.files})
 
-    def logits(self, x: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-        """The logits of one vector (or of a batch, one per row)."""
-        h = x
-        last = len(self.layers) - 1
-        for i, (w, b) in enumerate(self.layers):
-            h = h @ w + b
-            if i < last:
-                h = np.maximum(h, 0)
-        return h
+    def scores(self, x: F32, features: F32) -> F32:
+        """One score per row of ``features`` (an index's action features) in the view ``x``."""
+        w = self.w
+        h = np.maximum(x @ w["Wo"] + features @ w["Wa"] + w["b1"], 0)
+        h = np.maximum(h @ w["W2"] + w["b2"], 0)
+        out: F32 = h @ w["w3"][:, 0] + w["b3"][0]
+        return out
 
-    def choose(self, x: npt.NDArray[np.float32], indices: list[int]) -> int:
-        """The legal index with the highest logit."""
-        z = self.logits(x)
-        return indices[int(np.argmax(z[indices]))]
+    def choose(self, obs: Observation, decision: Decision) -> int:
+        """The legal index of highest score (the only one without scoring)."""
+        indices = decision.indices()
+        if len(indices) == 1:
+            return indices[0]
+        x = encode_observation(obs, decision)
+        return indices[int(np.argmax(self.scores(x, action_features(decision))))]
 
 
 def new_decision(obs: Observation, may_call_tichu: bool) -> Decision:
@@ -61,15 +66,13 @@ def new_decision(obs: Observation, may_call_tichu: bool) -> Decision:
 
 def wants_tichu(policy: Policy, obs: Observation) -> bool:
     """Whether the call is the policy's choice at the decision's first step."""
-    d = new_decision(obs, True)
-    return policy.choose(encode_observation(obs, d), d.indices()) == TICHU_ACTION
+    return policy.choose(obs, new_decision(obs, True)) == TICHU_ACTION
 
 
 def answer(policy: Policy, obs: Observation) -> Action:
     """The policy's answer to the decision (the Tichu call is asked apart: ``wants_tichu``)."""
     d = new_decision(obs, False)
     while True:
-        i = policy.choose(encode_observation(obs, d), d.indices())
-        a = d.step(i)
+        a = d.step(policy.choose(obs, d))
         if a is not None:
             return a

@@ -14,11 +14,13 @@ from hypothesis import strategies as st
 from arena.env.encoding import (
     CARD_BASE,
     CARD_BLOCKS,
+    N_ACTION_FEATURES,
     N_ACTIONS,
     OBS_SIZE,
     SHAPES,
     TICHU_ACTION,
     Decision,
+    action_features,
     answer_paths,
     describe_action,
     encode_observation,
@@ -90,6 +92,28 @@ def test_two_eights_of_three_are_picked_by_their_cards() -> None:
     assert paths["3j"] == [play_index(parse_play("3j"))]
 
 
+def test_action_features_commit_the_lowest_play_and_leave_the_rest() -> None:
+    hand = parse_cards("8j 8s 8p 3j")
+    m = Match.from_position(
+        [hand, *(0, 0, 0)],
+        phase=Phase.PLAY,
+        seat=0,
+        turn=0,
+        won=(parse_cards("-"), 0, 0, (1 << 56) - 1 & ~hand),
+    )
+    d = _decision(m)
+    rows = action_features(d)
+    pair = rows[d.indices().index(play_index(parse_play("8j 8s")))]
+    assert set(np.flatnonzero(pair[:56])) == set(cards_of(parse_cards("8j 8s")))
+    assert set(np.flatnonzero(pair[56:112])) == set(cards_of(parse_cards("8p 3j")))
+    assert pair[112 + 3] == 1 and pair[122] == pytest.approx(2 / 14)  # a pair of length 2
+    d.step(play_index(parse_play("8j 8s")))  # the pair: now pick its cards, 8j first
+    picks = action_features(d)
+    assert [set(np.flatnonzero(r[:56])) for r in picks] == [{c} for c in cards_of(
+        parse_cards("8j 8s"))]  # fmt: skip
+    assert all(r[124 + 1] == 1 for r in picks)  # the card-pick flag
+
+
 def _known(m: Match, seat: int) -> int:
     obs = observe(m, seat)
     known = obs.hand | obs.played
@@ -119,6 +143,16 @@ def _check_decision(m: Match, rng: random.Random) -> Decision:
     return d
 
 
+def _check_features(d: Decision) -> None:
+    """One row per index, each different (a scorer can tell every index apart), carrying
+    only the seat's own cards."""
+    rows = action_features(d)
+    assert rows.shape == (len(d.indices()), N_ACTION_FEATURES)
+    assert len({r.tobytes() for r in rows}) == len(rows)
+    cards = rows[:, :112].reshape(-1, 56).max(axis=0)
+    assert sum(1 << int(c) for c in np.flatnonzero(cards)) & ~d.hand == 0
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32), grand=st.booleans(), bets=st.booleans())
 def test_mask_is_the_referees_legal_set_and_views_stay_redacted(
@@ -137,6 +171,7 @@ def test_mask_is_the_referees_legal_set_and_views_stay_redacted(
             assert seen & ~_known(m, s) == 0, f"seat {s} sees a hidden card"
         answer = None
         while answer is None:
+            _check_features(d)
             options = list(d.indices())
             if not bets and TICHU_ACTION in options and len(options) > 1:
                 options.remove(TICHU_ACTION)

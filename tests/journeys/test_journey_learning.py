@@ -35,11 +35,11 @@ def test_a_learner_trains_exports_and_plays_a_policy(tmp_path: Path) -> None:
     assert int(out.split()[-1]) > 30
     weights = repo / "example_bots" / "learned" / "weights.npz"
     before = weights.read_bytes() if weights.exists() else b""
-    train = ["python", "scripts/train_learned.py", "--hands", "6", "--epochs", "1"]
-    out = sh([*train, "--hidden", "32", "--work", str(tmp_path / "work")], repo, env)
+    train = ["python", "scripts/train_learned.py", "--hands", "20", "--epochs", "1"]
+    out = sh([*train, "--hidden", "32", "32", "--work", str(tmp_path / "work")], repo, env)
     assert "epoch 1/1" in out and "held out" in out
     assert weights.read_bytes() != before  # exported into the bot's folder
-    out = sh(["python", *train[1:], "--epochs", "2", "--hidden", "32", "--work",
+    out = sh(["python", *train[1:], "--epochs", "2", "--hidden", "32", "32", "--work",
               str(tmp_path / "work")], repo, env)  # fmt: skip
     assert "resumed from" in out and "epoch 2/2" in out and "epoch 1/2" not in out
     manifest = repo / "example_bots" / "learned" / "bot.toml"
