@@ -1,6 +1,7 @@
 """Journey: a learner creates the environment, trains a tiny policy with the project's
-pipeline, exports its weights into the learned bot and plays it in ``arena play`` as a
-sandboxed bot process, as docs/learning.md says."""
+pipeline (imitation, then a DAgger round resumed from the checkpoint), exports its weights
+into the learned bot and plays it in ``arena play`` as a sandboxed bot process, as
+docs/learning.md says."""
 
 from __future__ import annotations
 
@@ -35,13 +36,14 @@ def test_a_learner_trains_exports_and_plays_a_policy(tmp_path: Path) -> None:
     assert int(out.split()[-1]) > 30
     weights = repo / "example_bots" / "learned" / "weights.npz"
     before = weights.read_bytes() if weights.exists() else b""
-    train = ["python", "scripts/train_learned.py", "--hands", "20", "--epochs", "1"]
-    out = sh([*train, "--hidden", "32", "32", "--work", str(tmp_path / "work")], repo, env)
-    assert "epoch 1/1" in out and "held out" in out
+    train = ["python", "scripts/train_learned.py", "--hands", "20", "--epochs", "1", "--hidden",
+             "32", "32", "--work", str(tmp_path / "work")]  # fmt: skip
+    out = sh([*train, "--rounds", "0"], repo, env)  # imitation alone
+    assert "imitation epoch 1/1" in out and "held out" in out
     assert weights.read_bytes() != before  # exported into the bot's folder
-    out = sh(["python", *train[1:], "--epochs", "2", "--hidden", "32", "32", "--work",
-              str(tmp_path / "work")], repo, env)  # fmt: skip
-    assert "resumed from" in out and "epoch 2/2" in out and "epoch 1/2" not in out
+    out = sh([*train, "--rounds", "1", "--round-hands", "10", "--round-epochs", "1"], repo, env)
+    assert "resumed from" in out and "round 1: the policy against heuristic" in out
+    assert "round 1 epoch 1/1" in out and "imitation epoch" not in out
     manifest = repo / "example_bots" / "learned" / "bot.toml"
     out = sh(["arena", "play", str(manifest), "random", str(manifest), "random",
               "--hands", "2"], repo, env)  # fmt: skip
