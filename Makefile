@@ -54,7 +54,8 @@ bench: $(STAMP)
 # leaderboards/reference.{md,json} from the rung leaderboards. Not part of `make test`. After an
 # interruption, `arena event run` with the same --db continues a rung instead.
 LADDER := ladder-greedy-random ladder-heuristic-greedy ladder-quick-heuristic \
-  ladder-search-heuristic ladder-strong-heuristic ladder-strong-search
+  ladder-search-heuristic ladder-strong-heuristic ladder-strong-search ladder-learned-greedy \
+  ladder-heuristic-learned
 
 ladder: $(STAMP)
 	for rung in $(LADDER); do \

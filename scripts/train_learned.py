@@ -271,7 +271,7 @@ def main() -> None:
     parser.add_argument("--teacher", default="quick", help="quick, heuristic or greedy")
     parser.add_argument("--hands", type=int, default=20000, help="self-play hands of data")
     parser.add_argument("--epochs", type=int, default=4, help="passes of the imitation")
-    parser.add_argument("--rounds", type=int, default=2, help="DAgger rounds after it")
+    parser.add_argument("--rounds", type=int, default=4, help="DAgger rounds after it")
     parser.add_argument("--round-hands", type=int, default=10000, help="hands a round plays")
     parser.add_argument("--round-epochs", type=int, default=2, help="passes a round makes")
     parser.add_argument("--opponent", default="heuristic", help="the other team in a round")

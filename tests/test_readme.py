@@ -85,9 +85,14 @@ COMMANDS: dict[str, Run | Skip] = {
     " --db runs/ladder-strong-heuristic.sqlite": Skip("a ladder rung: about half an hour"),
     "arena event run example_bots/events/ladder-strong-search.toml"
     " --db runs/ladder-strong-search.sqlite": Skip("a ladder rung: about half an hour"),
+    "arena event run example_bots/events/ladder-learned-greedy.toml"
+    " --db runs/ladder-learned-greedy.sqlite": Skip("a ladder rung: minutes (make ladder)"),
+    "arena event run example_bots/events/ladder-heuristic-learned.toml"
+    " --db runs/ladder-heuristic-learned.sqlite": Skip("a ladder rung: minutes (make ladder)"),
     "arena ladder leaderboards/ladder-greedy-random.json leaderboards/ladder-heuristic-greedy.json"
     " leaderboards/ladder-quick-heuristic.json leaderboards/ladder-search-heuristic.json"
-    " leaderboards/ladder-strong-heuristic.json leaderboards/ladder-strong-search.json": Run(
+    " leaderboards/ladder-strong-heuristic.json leaderboards/ladder-strong-search.json"
+    " leaderboards/ladder-learned-greedy.json leaderboards/ladder-heuristic-learned.json": Run(
         r"leaderboards/reference\.md"
     ),
     "arena play greedy heuristic greedy heuristic": Run(r"team [AB] wins \d+ : \d+"),
