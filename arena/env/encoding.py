@@ -355,7 +355,7 @@ def path_of(decision: Decision, answer: Action) -> list[int]:
     return path
 
 
-_HAND_AT = 56  # action features: the cards the index commits (0..55), the hand left (56..111)
+# Action features: the cards the index commits (0..55), the hand left (56..111), then these.
 _KIND_AT = 112  # one-hot kind of a play's shape (10)
 _LENGTH_AT = 122  # its length / 14, rank / 15
 _FLAG_AT = 124  # pass, card pick, no Grand Tichu, Grand Tichu, Tichu call, bomb
