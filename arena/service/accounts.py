@@ -17,10 +17,6 @@ The service's tables live in the league database beside the league's (``meta`` k
   ``SESSION_LIFETIME`` in all; expired ones are swept at the service's start and at each
   login. The ``meta`` key ``service_csrf_key`` holds the key of the forms' CSRF tokens, made
   once, so sessions and forms outlive a restart of the service.
-* ``service_login_failures``: the failed logins of the last window, one row per failure and
-  per what it counts against (``address:<client address>``, ``owner:<claimed name>``) with
-  its time in seconds since the epoch, so a restart of the service gives an attacker no
-  fresh attempts; rows older than the window are swept at each failure.
 
 A token is ``<owner>.<43 random URL-safe characters>`` (256 bits from ``secrets``): the name
 part lets failed logins be limited per owner; the hash is compared with
@@ -37,6 +33,7 @@ import re
 import secrets
 import sqlite3
 import time
+from collections import deque
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -51,6 +48,7 @@ __all__ = [
     "SESSION_IDLE",
     "SESSION_LIFETIME",
     "AccountError",
+    "FailedLogins",
     "Owner",
     "ServiceDb",
     "Submission",
@@ -59,9 +57,8 @@ __all__ = [
 OWNER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
 """An owner's name: no dots, so a token ``<owner>.<secret>`` splits at its first dot."""
 
-SERVICE_SCHEMA_VERSION = 3
-"""2: ``service_sessions`` and the stored CSRF key; 3: ``service_login_failures`` (each made on
-first use: an older version lacks them)."""
+SERVICE_SCHEMA_VERSION = 2
+"""2: ``service_sessions`` and the stored CSRF key (made on first use; version 1 lacks them)."""
 
 SESSION_IDLE = timedelta(days=7)
 """A browser session unused this long ends: a forgotten login on a shared machine expires."""
@@ -117,12 +114,7 @@ CREATE TABLE IF NOT EXISTS service_sessions (
     created TEXT NOT NULL,
     seen    TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS service_sessions_owner ON service_sessions (owner);
-CREATE TABLE IF NOT EXISTS service_login_failures (
-    key  TEXT NOT NULL,
-    time REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS service_login_failures_key ON service_login_failures (key, time)
+CREATE INDEX IF NOT EXISTS service_sessions_owner ON service_sessions (owner)
 """
 
 
@@ -391,43 +383,6 @@ class ServiceDb:
             row = conn.execute("SELECT value FROM meta WHERE key = 'service_csrf_key'").fetchone()
         return bytes.fromhex(row[0])
 
-    # ------------------------------------------------------------------------- failed logins
-
-    def login_wait(
-        self, address: str, owner: str | None, limit: int, window_s: float, now: float | None = None
-    ) -> float:
-        """Seconds until a login from ``address`` for ``owner`` is allowed (0: now).
-
-        After ``limit`` failures within ``window_s`` seconds from one address, or against one
-        owner's name, further attempts wait until the oldest failure leaves the window.
-        Failures dated after ``now`` (a clock set back) are not counted, so no wait is longer
-        than the window.
-        """
-        moment = time.time() if now is None else now
-        wait = 0.0
-        for key in _login_keys(address, owner):
-            rows = self._conn.execute(
-                "SELECT time FROM service_login_failures WHERE key = ? AND time > ? AND time <= ?"
-                " ORDER BY time LIMIT ?",
-                (key, moment - window_s, moment, limit),
-            ).fetchall()
-            if rows and len(rows) >= limit:
-                wait = max(wait, float(rows[0][0]) + window_s - moment)
-        return wait
-
-    def login_failed(
-        self, address: str, owner: str | None, window_s: float, now: float | None = None
-    ) -> None:
-        """Counts a failed login against its address and the owner it names; sweeps the
-        failures older than the window."""
-        moment = time.time() if now is None else now
-        with self._write() as conn:
-            conn.execute("DELETE FROM service_login_failures WHERE time <= ?", (moment - window_s,))
-            conn.executemany(
-                "INSERT INTO service_login_failures (key, time) VALUES (?, ?)",
-                [(key, moment) for key in _login_keys(address, owner)],
-            )
-
     # ------------------------------------------------------------------------- audit
 
     def _audit(
@@ -576,6 +531,43 @@ def claimed_owner(token: str) -> str | None:
     return name
 
 
-def _login_keys(address: str, owner: str | None) -> tuple[str, ...]:
-    """What a failed login counts against: its address, and the owner it names if any."""
-    return (f"address:{address}", f"owner:{owner}") if owner else (f"address:{address}",)
+class FailedLogins:
+    """Failed logins per client address and per claimed owner, over a sliding window.
+
+    After ``limit`` failures within ``window_s`` seconds from one address, or against one
+    owner's name, further attempts are refused until the oldest failure leaves the window
+    (kept in memory: a restart forgets them).
+    """
+
+    def __init__(self, limit: int = 10, window_s: float = 300.0) -> None:
+        self.limit = limit
+        self.window_s = window_s
+        self._failures: dict[str, deque[float]] = {}
+
+    def _recent(self, key: str, now: float) -> deque[float]:
+        times = self._failures.setdefault(key, deque())
+        while times and times[0] <= now - self.window_s:
+            times.popleft()
+        if not times:
+            del self._failures[key]
+            return deque()
+        return times
+
+    def blocked(self, address: str, owner: str | None) -> float:
+        """Seconds until an attempt from ``address`` for ``owner`` is allowed (0: now)."""
+        now = time.monotonic()
+        wait = 0.0
+        for key in (f"address:{address}", f"owner:{owner}" if owner else None):
+            if key is None:
+                continue
+            times = self._recent(key, now)
+            if len(times) >= self.limit:
+                wait = max(wait, times[0] + self.window_s - now)
+        return wait
+
+    def failed(self, address: str, owner: str | None) -> None:
+        """Counts a failed login."""
+        now = time.monotonic()
+        for key in (f"address:{address}", f"owner:{owner}" if owner else None):
+            if key is not None:
+                self._failures.setdefault(key, deque()).append(now)

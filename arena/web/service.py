@@ -67,6 +67,8 @@ def create_service_app(
         poll_s=poll_s,
         cluster=cluster,
     )
+    state.failed.limit = limits.login_failures
+    state.failed.window_s = limits.login_window_s
     app = create_app([db])
 
     @asynccontextmanager

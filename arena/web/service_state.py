@@ -16,7 +16,7 @@ from typing import Any
 
 from fastapi import HTTPException, Request
 
-from arena.service.accounts import Owner, ServiceDb, claimed_owner
+from arena.service.accounts import FailedLogins, Owner, ServiceDb, claimed_owner
 from arena.tournament.league.store import LeagueStore
 
 __all__ = ["SESSION_COOKIE", "Limits", "ServiceState"]
@@ -45,6 +45,7 @@ class ServiceState:
     require_gate: bool = False
     poll_s: float = 1.0
     cluster: str | None = None  # rounds on Dask (``arena.tournament.cluster``)
+    failed: FailedLogins = field(default_factory=FailedLogins)
     workers: dict[int, subprocess.Popen[bytes]] = field(default_factory=dict)
     round_worker: subprocess.Popen[bytes] | None = None
     retry_at: float = 0.0
@@ -73,9 +74,8 @@ class ServiceState:
         """The owner a request speaks for: its bearer token, else (with ``cookie``) its
         session cookie.
 
-        A wrong token counts as a failed login for the address and the owner it names (kept
-        in the database, so a restart forgets none); past the limit every attempt is refused
-        (429) until the window passes.
+        A wrong token counts as a failed login for the address and the owner it names;
+        past the limit every attempt is refused (429) until the window passes.
 
         Raises:
             HTTPException: 401 without a valid token (when ``required``), 429 past the limit.
@@ -102,18 +102,17 @@ class ServiceState:
             HTTPException: 429 past the limit, 401 for a wrong or revoked token.
         """
         claimed = claimed_owner(token)
-        window_s = self.limits.login_window_s
+        wait = self.failed.blocked(address, claimed)
+        if wait > 0:
+            raise HTTPException(
+                429,
+                f"too many failed logins; try again in {int(wait) + 1} s",
+                headers={"Retry-After": str(int(wait) + 1)},
+            )
         with self.service() as service:
-            wait = service.login_wait(address, claimed, self.limits.login_failures, window_s)
-            if wait > 0:
-                raise HTTPException(
-                    429,
-                    f"too many failed logins; try again in {int(wait) + 1} s",
-                    headers={"Retry-After": str(int(wait) + 1)},
-                )
             found = service.authenticate(token)
             if found is None:
-                service.login_failed(address, claimed, window_s)
+                self.failed.failed(address, claimed)
                 service.audit(claimed or "?", address, "login refused", "wrong or revoked token")
                 raise HTTPException(401, "wrong or revoked token")
         return found

@@ -8,12 +8,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from fastapi import HTTPException
 
 from arena.service.accounts import (
     SESSION_IDLE,
     SESSION_LIFETIME,
     AccountError,
+    FailedLogins,
     ServiceDb,
     claimed_owner,
 )
@@ -22,7 +22,6 @@ from arena.service.scheduler import plan
 from arena.tournament.league.season import submit
 from arena.tournament.league.spec import LeagueFileError, parse_league
 from arena.tournament.league.store import LeagueStore
-from arena.web.service import Limits, create_service_app
 
 
 def league(tmp_path: Path, **schedule: object) -> Path:
@@ -111,45 +110,15 @@ def test_sessions_expire_when_idle_or_old_and_are_swept(tmp_path: Path) -> None:
             assert conn.execute("SELECT COUNT(*) FROM service_sessions").fetchone() == (0,)
 
 
-def test_failed_logins_are_limited_per_address_and_per_owner(tmp_path: Path) -> None:
-    db = league(tmp_path)
-    now = 1_000_000.0
-    with ServiceDb(db) as service:
-        for k in range(3):
-            assert service.login_wait("10.0.0.1", "ann", 3, 300, now + k) == 0
-            service.login_failed("10.0.0.1", "ann", 300, now + k)
-        wait = service.login_wait("10.0.0.1", None, 3, 300, now + 10)
-        assert wait == 290  # the address, whatever owner it names, until the oldest leaves
-        assert service.login_wait("10.0.0.2", "ann", 3, 300, now + 10) > 0  # the owner, anywhere
-        assert service.login_wait("10.0.0.2", "bob", 3, 300, now + 10) == 0
-        assert service.login_wait("10.0.0.1", "ann", 3, 300, now + 300) == 0  # the window passed
-        assert service.login_wait("10.0.0.1", "ann", 3, 300, now - 60) == 0  # a clock set back
-        service.login_failed("10.0.0.3", None, 300, now + 400)  # sweeps the old failures
-        with closing(sqlite3.connect(db)) as conn:
-            rows = conn.execute("SELECT key FROM service_login_failures").fetchall()
-        assert rows == [("address:10.0.0.3",)]
-    assert claimed_owner("ann.secret") == "ann" and claimed_owner("ann") is None
-
-
-def test_failed_logins_outlive_a_restart_of_the_service(tmp_path: Path) -> None:
-    db = league(tmp_path)
-    limits = Limits(max_upload_bytes=1024, login_failures=3, login_window_s=3600)
-    with ServiceDb(db) as service:
-        token, bob = service.add_owner("ann"), service.add_owner("bob")
-    state = create_service_app(db, limits).state.service
+def test_failed_logins_are_limited_per_address_and_per_owner() -> None:
+    limits = FailedLogins(limit=3, window_s=3600)
     for _ in range(3):
-        with pytest.raises(HTTPException) as wrong:
-            state.login("ann.wrong", "10.0.0.1")
-        assert wrong.value.status_code == 401
-    again = create_service_app(db, limits).state.service  # a restart: the same database
-    for address in ("10.0.0.1", "10.0.0.2"):  # the address, and the owner from anywhere
-        with pytest.raises(HTTPException) as refused:
-            again.login(token, address)
-        assert refused.value.status_code == 429, refused.value.detail  # not fresh attempts
-        assert "too many failed logins" in refused.value.detail
-        assert refused.value.headers is not None
-        assert 3500 < int(refused.value.headers["Retry-After"]) <= 3601
-    assert again.login(bob, "10.0.0.3").name == "bob"  # another owner from another address
+        assert limits.blocked("10.0.0.1", "ann") == 0
+        limits.failed("10.0.0.1", "ann")
+    assert limits.blocked("10.0.0.1", None) > 0  # the address, whatever owner it names
+    assert limits.blocked("10.0.0.2", "ann") > 0  # the owner, from any address
+    assert limits.blocked("10.0.0.2", "bob") == 0
+    assert claimed_owner("ann.secret") == "ann" and claimed_owner("ann") is None
 
 
 def test_quota_and_one_running_submission_per_owner(tmp_path: Path) -> None:
