@@ -38,6 +38,7 @@ import numpy.typing as npt
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arena.env.encoding import (
+    LENGTH_RANK_AT,
     N_ACTION_FEATURES,
     OBS_SIZE,
     TICHU_ACTION,
@@ -56,7 +57,7 @@ F32 = npt.NDArray[np.float32]
 CHUNK = 100  # hands a worker plays between two reports
 #: Action features are stored as small integers: the length (x 14) and rank (x 15) of a shape.
 FEATURE_SCALE = np.ones(N_ACTION_FEATURES, dtype=np.float32)
-FEATURE_SCALE[122:124] = (14, 15)
+FEATURE_SCALE[LENGTH_RANK_AT : LENGTH_RANK_AT + 2] = (14, 15)
 Data = tuple[
     npt.NDArray[np.float16], npt.NDArray[np.uint8], npt.NDArray[np.int16], npt.NDArray[np.int16]
 ]

@@ -357,7 +357,7 @@ def path_of(decision: Decision, answer: Action) -> list[int]:
 
 # Action features: the cards the index commits (0..55), the hand left (56..111), then these.
 _KIND_AT = 112  # one-hot kind of a play's shape (10)
-_LENGTH_AT = 122  # its length / 14, rank / 15
+LENGTH_RANK_AT = 122  #: action features: a shape's length / 14, rank / 15
 _FLAG_AT = 124  # pass, card pick, no Grand Tichu, Grand Tichu, Tichu call, bomb
 _WISH_AT = 130  # no wish, wish 2..A (14)
 _GIFT_AT = 144  # the Dragon trick to the next seat, to the previous seat
@@ -398,8 +398,8 @@ def action_features(decision: Decision) -> npt.NDArray[np.float32]:
                 if group:
                     cards = group[0].cards
                 rows[r, _KIND_AT + kind] = 1.0
-                rows[r, _LENGTH_AT] = length / 14
-                rows[r, _LENGTH_AT + 1] = rank / 15
+                rows[r, LENGTH_RANK_AT] = length / 14
+                rows[r, LENGTH_RANK_AT + 1] = rank / 15
                 rows[r, _FLAG_AT + 5] = float(kind >= FOUR_BOMB)
         elif i < GRAND_BASE:
             cards = 1 << (i - CARD_BASE)
@@ -642,6 +642,7 @@ __all__ = [
     "FULL_SIZE",
     "GIFT_BASE",
     "GRAND_BASE",
+    "LENGTH_RANK_AT",
     "N_ACTIONS",
     "N_ACTION_FEATURES",
     "N_SHAPES",
