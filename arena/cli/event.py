@@ -100,7 +100,18 @@ def run(
             except EventFileError as e:
                 console.print(f"[red]invalid event[/red]: {escape(str(e))}", soft_wrap=True)
                 raise typer.Exit(2) from None
+            existed = any(info.name == spec.name for info in store.events())
             store.create_event(spec, plan)
+            if existed:
+                before = store.event_summary(spec.name)
+                console.print(
+                    f"continuing event {spec.name!r} in {path}: {before.plays_done}/"
+                    f"{before.plays_total} plays recorded before (--db FILE for a new one)",
+                    highlight=False,
+                    soft_wrap=True,
+                )
+            else:
+                console.print(f"results: {path}", highlight=False, soft_wrap=True)
             _play(
                 store,
                 spec.name,
@@ -231,7 +242,12 @@ def _play(
     board = build_leaderboard(store, event)
     if board.ratings:
         console.print(_ratings_table(board))
-    if (created := other_event(board, out)) is not None:
+    finished = summary.plays_done == summary.plays_total
+    if not finished:
+        # A leaderboard of part of the event goes beside its database: the files in ``out``
+        # (the committed ladder rungs, say) are replaced only by a finished event's.
+        out = db.parent / f"{db.name}.partial"
+    if finished and (created := other_event(board, out)) is not None:
         console.print(
             f"note: {out}/{board.event}.md, .json and .html held another event of this"
             f" name (created {created}, another database?); they are replaced",
@@ -246,7 +262,8 @@ def _play(
     levels = ", ".join(f"{n} {level}" for level, n in store.sandbox_levels(event).items())
     console.print(f"plays by sandbox level: {levels}", highlight=False)
     print_failures(board.failures)
-    console.print(f"leaderboard: {paths[2]}  ({paths[0].name}, {paths[1].name})", highlight=False)
+    what = "leaderboard" if finished else "leaderboard so far (the event is unfinished)"
+    console.print(f"{what}: {paths[2]}  ({paths[0].name}, {paths[1].name})", highlight=False)
     if runner.stopping:
         # The shell's convention: 128 + the signal (130 for Ctrl-C, 143 for SIGTERM).
         raise typer.Exit(128 + (runner.stopped_by or signal.SIGINT))
@@ -268,7 +285,7 @@ def _runs(spec: EventSpec) -> Path:
         manifests = manifests_for(spec)
     except ManifestError:
         return RUNS  # the run reports the bad manifest
-    return runs_folder(f for m in manifests.values() for f in (m.folder, m.cwd))
+    return runs_folder(manifests.values())
 
 
 def resume_command(

@@ -239,14 +239,13 @@ def gate(
 def _runs(*bots: str) -> Path:
     """``runs`` here, unless that is inside a bot's folder (the CI workflow runs the gate from
     the bot's checkout); a bot that does not resolve leaves it to the gate to say why."""
-    folders: list[Path] = []
+    manifests = []
     for bot in bots:
         try:
-            manifest = resolve_bot(bot)
+            manifests.append(resolve_bot(bot))
         except ManifestError:
             continue
-        folders += [manifest.folder, manifest.cwd]
-    return runs_folder(folders)
+    return runs_folder(manifests)
 
 
 def _resume_hint(db: Path | None, plays: int | None) -> None:
