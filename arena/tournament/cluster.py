@@ -282,7 +282,13 @@ class DaskExecutor:
                     break
                 if not running:
                     break
-                done = wait(list(running), return_when="FIRST_COMPLETED").done  # type: ignore[no-untyped-call]
+                try:
+                    done = wait(list(running), return_when="FIRST_COMPLETED").done  # type: ignore[no-untyped-call]
+                except Exception as e:  # a task cancelled: by a stop, or by the cluster
+                    if runner.stopping:
+                        break
+                    self.stop()
+                    raise ClusterError(f"the cluster cancelled a task: {e}") from None
                 for future in done:
                     scheduler.finished(running.pop(future))
                     self._collect(runner, future, by_id)
