@@ -5,13 +5,14 @@ running ``dask scheduler`` with ``dask worker`` processes) or ``--cluster local:
 cluster of N worker processes, started and stopped here). Dask is an optional dependency
 (``pip install 'tichu-arena[cluster]'``).
 
-* **A task is a batch of duplicate pairs**: the pending plays of up to ``boards_per_task``
-  boards of one table of one round (one line-up), both rotations, so a worker plays whole
-  comparisons. The worker runs the referee in its own process and starts the bots there,
-  sandboxed as well as its host allows: one set of four processes per rotation, reused over
-  the batch's boards and never shared between rotations (as the local runner's sessions), the
-  two rotations played at once. It returns each play's hand rows, failure count and replay,
-  and the bots' logs. Nothing on the worker touches the results database.
+* **A task is one session**: the pending plays of up to ``boards_per_task`` boards of one
+  table of one round in one rotation (``session_tasks``). The worker runs the referee in its
+  own process and starts the four bots there, sandboxed as well as its host allows, and plays
+  the boards on them. The driver submits tasks by the rules every runner shares
+  (``arena.tournament.scheduling``): the rotations of one batch never at once (the twin
+  exclusion), a half-played batch's next rotation first, as many tasks at once as the workers
+  have threads. A worker returns each play's hand rows, failure count and replay, and the
+  bots' logs. Nothing on the worker touches the results database.
 * **One writer**: the driver records each returned play (replay file first, then its hands in
   one transaction), exactly as the local runner does. A task's Dask key is made of its play
   ids and a token of the driver's run (so a resumed driver never meets the keys of the one
