@@ -16,7 +16,10 @@ never reaches memory or disk beyond its cap. ``process`` (in a worker process, s
    ``arena league submit`` calls, so the manifest, sandbox and hash rules are the same, and
    the gate runs against the previous version when asked.
 
-The upload area is emptied of the submission's files whatever happens. The verdict, the
+The upload area is emptied of the submission's files once its verdict is recorded; a
+submission stopped before its verdict (the service stopped, restarted or was killed) keeps
+its archive and is checked again, from the start, when the service starts: it is never
+admitted without its verdict. The verdict, the
 check report and the gate's report are stored with the submission (``ServiceDb``), and the
 author's client polls for them.
 """
@@ -38,15 +41,17 @@ from arena.server.folder import FolderError, remove_tree, unpack_archive
 from arena.server.manifest import ManifestError, load_manifest
 from arena.server.sandbox import SandboxError, require_sandbox
 from arena.service.accounts import ServiceDb
-from arena.tournament.league.season import GateRefused, submit
+from arena.tournament.league.season import GateInterrupted, GateRefused, submit
 from arena.tournament.league.store import LeagueStore
 from arena.tournament.store import StoreError
 
 __all__ = [
+    "EXIT_PENDING",
     "MAX_UPLOAD_BYTES",
     "UploadRefused",
     "process",
     "receive",
+    "resumable",
     "upload_area",
 ]
 
@@ -55,6 +60,8 @@ MAX_UPLOAD_BYTES = MAX_BUNDLE_BYTES
 
 EXIT_ACCEPTED, EXIT_REFUSED, EXIT_BAD = 0, 1, 2
 """The author's exit codes, as the local ``league submit``: accepted, refused, bad input."""
+EXIT_PENDING = 3
+"""A worker's exit when its submission was stopped before its verdict (still queued)."""
 
 
 class UploadRefused(ArenaError):
@@ -78,7 +85,12 @@ async def receive(chunks: AsyncIterator[bytes], target: Path, max_bytes: int) ->
     """
     size = 0
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    if target.exists() or target.is_symlink():
+        raise FileExistsError(target)
+    # Received under another name and renamed once whole: an archive in the upload area is
+    # complete, so a submission the service was stopped in can be checked again.
+    partial = target.with_name(target.name + ".part")
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     try:
         with os.fdopen(fd, "wb") as out:
             async for chunk in chunks:
@@ -91,8 +103,9 @@ async def receive(chunks: AsyncIterator[bytes], target: Path, max_bytes: int) ->
                 out.write(chunk)
         if size == 0:
             raise UploadRefused("the upload is empty: send the bot's folder packed", 400)
+        os.replace(partial, target)
     except BaseException:
-        target.unlink(missing_ok=True)
+        partial.unlink(missing_ok=True)
         raise
     return size
 
@@ -116,7 +129,13 @@ def process(
     allow_unsandboxed: bool = False,
     check: CheckSettings | None = None,
 ) -> Verdict:
-    """Unpacks, checks and submits one upload, recording progress and the verdict."""
+    """Unpacks, checks and submits one upload, recording progress and the verdict.
+
+    Stopped before its verdict (a signal: the service stops or restarts), the submission
+    stays queued with its archive, registers nothing, and is checked again from the start
+    when the service starts (``resumable``); its verdict's status is then ``queued`` and its
+    exit ``EXIT_PENDING``.
+    """
     service = ServiceDb(db)
     folder = archive.with_suffix("").with_suffix("")
     report: dict[str, Any] = {"exit": EXIT_BAD}
@@ -125,19 +144,32 @@ def process(
         service.update_submission(submission_id, progress=line)
 
     try:
+        remove_tree(folder)  # what a worker killed before left unpacked
         service.update_submission(submission_id, status="running", progress="unpacking")
         verdict = _process(db, service, submission_id, archive, folder, gate, say, report,
                            allow_unsandboxed, check)  # fmt: skip
+    except (GateInterrupted, KeyboardInterrupt):
+        reason = "stopped before its verdict; checked again when the service starts"
+        service.update_submission(submission_id, status="queued", progress=reason)
+        service.close()
+        return Verdict("queued", reason, EXIT_PENDING, report)
     except ArenaError as e:
         verdict = Verdict("refused", _line(str(e)), report.get("exit", EXIT_BAD), report)
     finally:
-        archive.unlink(missing_ok=True)
         remove_tree(folder)
     service.finish_submission(
         submission_id, verdict.status, verdict.reason, report=verdict.report, progress="done"
     )
+    archive.unlink(missing_ok=True)  # only once the verdict is recorded
     service.close()
     return verdict
+
+
+def resumable(db: Path, submission_id: int) -> Path | None:
+    """The archive of an unfinished submission, if it was received whole (it is checked
+    again), else None."""
+    archive = upload_area(db) / f"{submission_id}.tar.gz"
+    return archive if archive.is_file() and not archive.is_symlink() else None
 
 
 def _line(text: str) -> str:
@@ -230,7 +262,7 @@ def _process(
     else:
         reason = f"{version.bot}: version {version.number}, plays from the next round"
         if result.gate is not None:
-            reason += f"; gate: {result.gate.summary()}"
+            reason += f"; gate: {result.gate_line()}"
     with contextlib.suppress(OSError):
         remove_tree(folder)
     return Verdict("accepted", _line(reason), EXIT_ACCEPTED, report)

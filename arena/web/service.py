@@ -4,9 +4,10 @@
 games, replays and league pages) with the service's routes by concern (accounts,
 submissions, league pages), and the scheduler as a task of the app's life: every
 ``poll_s`` it asks ``arena.service.scheduler.plan`` whether a round is due and starts a
-worker process for it, one round at a time. At start-up, submissions whose worker died with
-the last process are marked interrupted, expired browser sessions swept, and the stored
-CSRF key read (sessions and forms outlive a restart); an unfinished round is resumed at once.
+worker process for it, one round at a time. At start-up, submissions the last process
+stopped before their verdict are checked again (gate included; one whose upload was cut
+short is marked interrupted), expired browser sessions swept, and the stored CSRF key read
+(sessions and forms outlive a restart); an unfinished round is resumed at once.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from fastapi import FastAPI
 
 from arena.service.accounts import ServiceDb
 from arena.service.scheduler import plan
+from arena.service.uploads import EXIT_PENDING, resumable
 from arena.tournament.league.store import LeagueStore
 from arena.web.app import create_app
 from arena.web.service_accounts import account_routes
@@ -55,7 +57,7 @@ def create_service_app(
         # a league database, or a clear error now; its [gate] may require the gate
         require_gate = require_gate or store.league().gate.required
     with ServiceDb(db) as service:  # the service's tables, made once here
-        service.interrupt_unfinished()
+        resumed = _resume_submissions(db, service)
         service.sweep_sessions()
         csrf_key = service.csrf_key()
     state = ServiceState(
@@ -73,6 +75,8 @@ def create_service_app(
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        for submission_id, args in resumed.items():
+            state.workers[submission_id] = state.spawn(*args)
         task = asyncio.create_task(_schedule(state))
         try:
             yield
@@ -89,12 +93,35 @@ def create_service_app(
     return app
 
 
+def _resume_submissions(db: Path, service: ServiceDb) -> dict[int, list[str]]:
+    """The workers' arguments of the submissions the last service stopped before their
+    verdict, to check again; one whose upload was not received whole is interrupted."""
+    resumed: dict[int, list[str]] = {}
+    for found in service.unfinished():
+        archive = resumable(db, found.id)
+        if archive is None:
+            service.finish_submission(
+                found.id,
+                "interrupted",
+                "the service stopped while it was received; submit it again",
+                progress="done",
+            )
+            continue
+        service.update_submission(
+            found.id, status="queued", progress="checked again: the service restarted"
+        )
+        resumed[found.id] = ["submission", "--id", str(found.id), "--archive", str(archive)]
+        resumed[found.id] += ["--gate"] if found.gate else []
+    return resumed
+
+
 async def _schedule(state: ServiceState) -> None:
     """Starts a round worker whenever a round is due and none runs; reaps finished workers."""
     while True:
         for submission_id, proc in list(state.workers.items()):
             if proc.poll() is not None:
                 del state.workers[submission_id]
+                await asyncio.to_thread(_reaped, state, submission_id, proc.returncode)
         worker = state.round_worker
         if worker is not None and worker.poll() is not None:
             if worker.returncode == 2:  # cannot be planned now (a division short of bots)
@@ -106,6 +133,24 @@ async def _schedule(state: ServiceState) -> None:
                 cluster = ["--cluster", state.cluster] if state.cluster else []
                 state.round_worker = state.spawn("round", *cluster)
         await asyncio.sleep(state.poll_s)
+
+
+def _reaped(state: ServiceState, submission_id: int, code: int) -> None:
+    """A submission's worker ended: one stopped by a signal stays queued for the next start
+    (``EXIT_PENDING``); one that died otherwise without a verdict is interrupted."""
+    with state.service() as service:
+        found = service.submission(submission_id)
+        if found is None or found.done or code == EXIT_PENDING:
+            return
+        service.finish_submission(
+            submission_id,
+            "interrupted",
+            f"its check stopped without a verdict (worker exit {code}); submit it again",
+            progress="done",
+        )
+    archive = resumable(state.db, submission_id)
+    if archive is not None:
+        archive.unlink(missing_ok=True)
 
 
 def _due(state: ServiceState) -> bool:
