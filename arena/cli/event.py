@@ -43,7 +43,7 @@ from arena.tournament.leaderboard_render import (
     write_leaderboard,
 )
 from arena.tournament.model import EventFileError, EventSpec, load_event
-from arena.tournament.runner import BotCannotStart, EventRunner, manifests_for
+from arena.tournament.runner import BotCannotStart, EventRunner, Stalled, manifests_for
 from arena.tournament.runner import Progress as RunProgress
 from arena.tournament.store import EventStore, StoreError
 
@@ -194,7 +194,10 @@ def _play(
 
         def on_play(progress: RunProgress, _play: object) -> None:
             now = time.monotonic()
-            rate = f"{progress.hands_per_second:.1f} hands/s"
+            rate = (
+                f"{progress.hands_per_second:.1f} hands/s, boards {progress.boards_done}"
+                f" ({progress.boards_open} half-played)"
+            )
             if plain is not None:
                 plain(progress, lambda: _top(store, event), now)
                 return
@@ -225,6 +228,15 @@ def _play(
                 f"[red]error[/red]: {escape(str(e))}\nthe event stopped: {done.plays_done}/"
                 f"{done.plays_total} plays recorded; fix the bot, then continue with: "
                 f"{escape(again)} (or add --keep-going to play on without it)",
+                soft_wrap=True,
+                highlight=False,
+            )
+            raise typer.Exit(1) from None
+        except Stalled as e:
+            bar.stop()
+            again = resume_command(db, event, store, jobs, cluster, out, allow_unsandboxed)
+            console.print(
+                f"[red]error[/red]: {escape(str(e))}; continue with: {escape(again)}",
                 soft_wrap=True,
                 highlight=False,
             )

@@ -57,7 +57,7 @@ from arena.tournament.model import (
     is_builtin,
     plan_event,
 )
-from arena.tournament.runner import EventRunner, Progress
+from arena.tournament.runner import EventRunner, Progress, Stalled
 from arena.tournament.schedule import fillers_needed
 from arena.tournament.store import StoredHand, StoreError, stored_path
 
@@ -590,7 +590,10 @@ def play_round(
             executor=executor_for(cluster, allow_unsandboxed),
             sandbox=sandbox,
         )
-        progress = runner.run()
+        try:
+            progress = runner.run()
+        except Stalled as e:
+            raise LeagueError(f"round {round_.number}: {e}") from None
         result.hands += progress.hands
         result.failures += progress.failures
         if runner.stopping:
