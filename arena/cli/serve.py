@@ -201,6 +201,7 @@ async def _serve(
         open_spec=spec,
         seating=seating,
         key_seats=key_seats,
+        pings=True,  # its bots are elsewhere: half-open connections are noticed
     )
     server.manager.on_match = _report
     bound = await server.start()

@@ -32,6 +32,7 @@ from arena.server.lobby import Lobby, Seating
 from arena.server.sandbox import SOCKET_NAME
 from arena.server.service import SERVICE, RefereeService
 from arena.server.table import Table, TableManager, TableSpec
+from arena.server.turns import TurnLocks
 
 try:  # the standard health service, when grpcio-health-checking is installed
     from grpc_health.v1 import (  # type: ignore[import-untyped,unused-ignore]
@@ -48,15 +49,19 @@ except ImportError:  # pragma: no cover - optional dependency
 
 
 SERVER_OPTIONS: list[tuple[str, Any]] = [
-    # Notice half-open connections; accept bot pings no more often than every 10 s.
-    ("grpc.keepalive_time_ms", 20_000),
-    ("grpc.keepalive_timeout_ms", 10_000),
+    # Accept bot pings no more often than every 10 s.
     ("grpc.keepalive_permit_without_calls", 1),
     ("grpc.http2.min_recv_ping_interval_without_data_ms", 10_000),
     ("grpc.http2.max_ping_strikes", 2),
     # An ephemeral port must be ours alone.
     ("grpc.so_reuseport", 0),
 ]
+PING_OPTIONS: list[tuple[str, Any]] = [
+    # Notice half-open connections of bots elsewhere: a ping every 20 s, 10 s to answer.
+    ("grpc.keepalive_time_ms", 20_000),
+    ("grpc.keepalive_timeout_ms", 10_000),
+]
+"""Only for a server of remote bots (``pings``): a frozen bot cannot answer a ping."""
 
 
 # The longest path a Unix socket may have (``sun_path`` holds 108 bytes with its final NUL).
@@ -90,8 +95,13 @@ class ArenaServer:
         open_spec: TableSpec | None = None,
         seating: Seating = Seating.TICHUJOIN,
         key_seats: Mapping[str, int] | None = None,
+        pings: bool = False,
     ) -> None:
         self.host = host
+        # Bots on other machines are pinged (half-open connections); the runner's own are
+        # watched as processes instead, and frozen between their turns (``freezes``).
+        self.pings = pings
+        self.turns = TurnLocks()
         self.port = port
         self.manager = TableManager(runs_dir)
         self.lobby = (
@@ -111,7 +121,8 @@ class ArenaServer:
 
     async def start(self) -> int:
         """Binds and starts the server; returns the port (useful with port 0)."""
-        server = grpc.aio.server(options=SERVER_OPTIONS)
+        options = SERVER_OPTIONS + (PING_OPTIONS if self.pings else [])
+        server = grpc.aio.server(options=options)
         server.add_generic_rpc_handlers((self.service.handler(),))
         if _health is not None:
             self.health = _health.aio.HealthServicer()
@@ -149,6 +160,12 @@ class ArenaServer:
         if self.socket is not None:
             shutil.rmtree(self.socket.parent, ignore_errors=True)
             self.socket = None
+        self.turns.close()
+
+    @property
+    def freezes(self) -> bool:
+        """Whether its managed bots may be frozen between turns (it sends no pings)."""
+        return not self.pings
 
     async def wait_for_termination(self) -> None:
         """Waits until the server stops."""

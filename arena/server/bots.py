@@ -33,6 +33,7 @@ from arena.server.manifest import CommandError, Limits, Manifest
 from arena.server.relay import SeatRelay
 from arena.server.sandbox import Launch, Sandbox, SandboxLevel, bot_path, require_sandbox
 from arena.server.table import Table, TableSpec, TableState
+from arena.server.turns import MACHINE, BotTurn
 
 ENV_TOKEN = "TICHU_ARENA_TOKEN"
 ENV_BOT_KEY = "TICHU_ARENA_BOT_KEY"
@@ -190,6 +191,18 @@ class BotProcess:
         assert self.proc is not None, "not started"
         return await self.proc.wait()
 
+    def freeze(self) -> bool:
+        """Stops all its processes and threads (its cgroup's freezer); False where it has no
+        freezer or they were not all stopped in time."""
+        cgroup = self._launch.cgroup if self._launch is not None else None
+        return cgroup is not None and cgroup.freeze()
+
+    def thaw(self) -> None:
+        """Lets its processes run again."""
+        cgroup = self._launch.cgroup if self._launch is not None else None
+        if cgroup is not None:
+            cgroup.thaw()
+
     def exit_cause(self) -> str:
         """What the runner knows of why the process ended, as a clause ('' when nothing)."""
         cgroup = self._launch.cgroup if self._launch is not None else None
@@ -208,6 +221,7 @@ class BotProcess:
         if proc is None:  # never started, or its start failed after the relay was opened
             await self.relay.close()
             return None
+        self.thaw()  # a frozen process can neither end on its own nor die
         try:
             for sig, wait_s in ((None, timeout_s), (signal.SIGTERM, 2.0), (signal.SIGKILL, 5.0)):
                 if proc.returncode is not None:
@@ -266,6 +280,7 @@ async def play_table(
     sandbox: Sandbox | None = None,
     limits: Limits | None = None,
     writable: Sequence[Path] = (),
+    strict: bool = False,
 ) -> tuple[Table, list[MatchRecord]]:
     """Creates a table, starts a bot process per seat, and plays the table's matches.
 
@@ -273,14 +288,19 @@ async def play_table(
     (a person's client, ``arena table``); its log file stays empty.
 
     ``on_exit(seat, code)`` hears about every early exit. ``extra_env(table)[seat]`` adds
-    to a seat's environment (tests use it); ``on_table(table)`` hears of the table as soon
-    as it exists; ``on_record(k, record)`` of each match (from 1) as soon as it ends. The
+    to a seat's environment (tests use it); ``on_table(table)`` hears of the table once its
+    seats are set up, before any bot starts; ``on_record(k, record)`` of each match (from 1) as soon as it ends. The
     processes are stopped before returning.
 
     Every process runs in ``sandbox`` (default: the host's, which must be ``full``:
     ``require_sandbox``), with its manifest's limits capped by ``limits``; the sandbox is
     recorded in each replay's ``meta``. ``writable`` folders are shown to the bots
     read-write (tests collect what the bots saw there).
+
+    Where the sandbox can freeze a bot (a cgroup with a freezer) and the server does not ping
+    its bots (a frozen bot cannot answer a ping), each process runs only while its seat is
+    asked, and never beside another process of the same bot (``arena.server.turns``; with
+    ``strict``, beside no other bot process at all).
     """
     if len(manifests) != 4:
         raise ValueError(f"a table needs four bots, not {len(manifests)}")
@@ -308,8 +328,6 @@ async def play_table(
         spec = replace(spec, startup_timeout_s=timeout)
     table = server.create_table(spec)
     table.on_record = on_record
-    if on_table is not None:
-        on_table(table)
     if watch is not None:
         table.watchers.append(watch)
     bots: list[BotProcess | None] = []
@@ -335,12 +353,17 @@ async def play_table(
         )
         bots.append(bot)
         table.manage(seat, bot.ended)
+        if server.freezes and sandbox.freezes:
+            keys = [bot_key(m), *([MACHINE] if strict else [])]
+            table.seats[seat].turn = BotTurn(bot, server.turns.get(keys))
     if log_dir is not None:
         table.logs = [
             seat_log(log_dir, s, "person") if m is None else seat_log(log_dir, s, m.name)
             for s, m in enumerate(manifests)
         ]
         table.logged = [_NO_LOG if proc is None else proc for proc in bots]
+    if on_table is not None:
+        on_table(table)
     watchers: list[asyncio.Task[None]] = []
     try:
         for seat, proc in enumerate(bots):
@@ -368,6 +391,11 @@ async def play_table(
             )
         )
     return table, records
+
+
+def bot_key(manifest: Manifest) -> str:
+    """What makes two processes one bot's: its manifest file (its name where it has none)."""
+    return str(manifest.path.resolve()) if manifest.path is not None else manifest.name
 
 
 class _NoLog:

@@ -8,7 +8,8 @@ charges it what they use, tmpfs pages and page cache included.
 The runner makes a cgroup for each bot process under its own, in a folder ``tichu-arena``:
 
 * cgroup v1 (one hierarchy per controller; the runner needs to be able to write its own
-  cgroup's folders, as root usually can): ``memory``, ``pids`` and, where mounted, ``cpu``;
+  cgroup's folders, as root usually can): ``memory``, ``pids`` and, where mounted, ``cpu``
+  and ``freezer``;
 * cgroup v2 (one hierarchy): the runner's own cgroup must offer ``memory`` and ``pids`` to
   its children (``cgroup.subtree_control``), as a delegated subtree or the root does.
 
@@ -18,6 +19,11 @@ own; ``cpus`` cores of CPU time. The bot's first process joins its cgroup before
 anything (``join_argv``: a shell on the host writes its own pid, then ``exec``s the sandbox),
 so nothing it starts is ever outside. ``host_cgroups()`` says what the host allows (probed
 once per process), and why not where it does not.
+
+**Freezing** (``BotCgroup.freeze``/``thaw``, where the host has the freezer: v1's ``freezer``
+controller, v2's ``cgroup.freeze``) stops every process and thread of the bot at once and
+waits until the kernel reports them all stopped, so a referee that freezes one bot before it
+thaws the next knows that the two never run at the same moment (docs/security.md §9).
 """
 
 from __future__ import annotations
@@ -57,6 +63,11 @@ class CgroupHost:
     version: int
     folders: dict[str, Path]
 
+    @property
+    def freezer(self) -> bool:
+        """Whether a bot's processes can be frozen (v2 always can; v1 with ``freezer``)."""
+        return self.version == 2 or "freezer" in self.folders
+
     def summary(self) -> str:
         """What the replay's ``meta`` and the console record of it."""
         if self.version == 2:
@@ -70,6 +81,7 @@ class BotCgroup:
 
     version: int
     paths: tuple[Path, ...]
+    freezes: Path | None = None  # the folder whose file freezes it, where the host has one
 
     @classmethod
     def make(cls, host: CgroupHost, limits: Limits) -> BotCgroup:
@@ -80,11 +92,14 @@ class BotCgroup:
         """
         name = f"{os.getpid()}-{secrets.token_hex(6)}"
         made: list[Path] = []
+        freezes: Path | None = None
         try:
             for controller, parent in sorted(host.folders.items()):
                 path = parent / name
                 path.mkdir(mode=0o700)
                 made.append(path)
+                if controller in ("", "freezer"):
+                    freezes = path
                 for key, value in _settings(host.version, controller, limits):
                     if (path / key).exists():
                         (path / key).write_text(value)
@@ -93,12 +108,62 @@ class BotCgroup:
                 with contextlib.suppress(OSError):
                     path.rmdir()
             raise
-        return cls(host.version, tuple(made))
+        return cls(host.version, tuple(made), freezes)
 
     def join_argv(self, argv: list[str]) -> list[str]:
         """``argv`` run by a host shell that first moves itself into this cgroup."""
         procs = [str(p / "cgroup.procs") for p in self.paths]
         return ["/bin/sh", "-c", _JOIN, "arena-cgroup", *procs, "--", *argv]
+
+    def can_freeze(self) -> bool:
+        """Whether this cgroup has a freezer."""
+        return self.freezes is not None
+
+    def freeze(self, wait_s: float = 2.0) -> bool:
+        """Stops every process and thread in it and waits until all are stopped; False when
+        the kernel had not stopped them all within ``wait_s`` (or there is no freezer)."""
+        folder = self.freezes
+        if folder is None:
+            return False
+        try:
+            if self.version == 2:
+                (folder / "cgroup.freeze").write_text("1")
+            else:
+                (folder / "freezer.state").write_text("FROZEN")
+        except OSError:
+            return False
+        deadline = time.monotonic() + wait_s
+        spins = 0
+        while not self.frozen():
+            if time.monotonic() > deadline:
+                return False
+            spins += 1
+            if spins > 100:
+                time.sleep(0.0005)  # a task in the kernel: it stops on its way out
+        return True
+
+    def frozen(self) -> bool:
+        """Whether the kernel reports every process in it stopped."""
+        folder = self.freezes
+        if folder is None:
+            return False
+        try:
+            if self.version == 2:
+                return "frozen 1" in (folder / "cgroup.events").read_text()
+            return (folder / "freezer.state").read_text().strip() == "FROZEN"
+        except OSError:
+            return False
+
+    def thaw(self) -> None:
+        """Lets its processes run again."""
+        folder = self.freezes
+        if folder is None:
+            return
+        with contextlib.suppress(OSError):
+            if self.version == 2:
+                (folder / "cgroup.freeze").write_text("0")
+            else:
+                (folder / "freezer.state").write_text("THAWED")
 
     def pids(self) -> list[int]:
         """The processes in it now."""
@@ -121,6 +186,7 @@ class BotCgroup:
 
     def release(self, wait_s: float = 2.0) -> bool:
         """Kills what is left in it and removes it; False if it could not be removed yet."""
+        self.thaw()  # a frozen process (v1) dies of SIGKILL only once thawed
         deadline = time.monotonic() + wait_s
         while True:
             for pid in self.pids():
@@ -156,6 +222,7 @@ def _settings(version: int, controller: str, limits: Limits) -> list[tuple[str, 
         ],
         "pids": [("pids.max", pids)],
         "cpu": [("cpu.cfs_period_us", str(_PERIOD_US)), ("cpu.cfs_quota_us", quota)],
+        "freezer": [],
     }[controller]
 
 
@@ -182,7 +249,7 @@ def _mounts() -> dict[str, tuple[Path, str]]:
             found.setdefault("", (point, root))
         elif kinds[0] == "cgroup":
             for option in kinds[2].split(","):
-                if option in ("memory", "pids", "cpu"):
+                if option in ("memory", "pids", "cpu", "freezer"):
                     found.setdefault(option, (point, root))
     return found
 

@@ -120,12 +120,20 @@ class Sandbox:
             "tool": self.tool,
             "uid": "separate" if self.separate_uid else "runner",
             "cgroup": self.cgroups.summary() if self.cgroups is not None else "none",
+            "frozen": self.freezes,
         }
+
+    @property
+    def freezes(self) -> bool:
+        """Whether a bot's processes can be frozen between its turns (docs/security.md §9)."""
+        return self.cgroups is not None and self.cgroups.freezer
 
     def summary(self) -> str:
         """One line for the console."""
         uid = ", a uid of its own" if self.separate_uid else ""
         cgroup = ", a cgroup of its own" if self.cgroups is not None else ", no cgroup"
+        if self.cgroups is not None:
+            cgroup += ", frozen between its turns" if self.freezes else ", not frozen (no freezer)"
         return f"{self.level.value} ({self.tool}{uid}{cgroup})"
 
     def launch(

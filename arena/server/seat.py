@@ -181,6 +181,19 @@ class SeatObserver(Protocol):
         """``seat`` answered ``decision`` (or failed to: ``answer.failure``) after ``ms``."""
 
 
+class Turn(Protocol):
+    """When a seat's bot may run (``arena.server.turns.BotTurn``): only while it is asked."""
+
+    async def begin(self) -> None:
+        """Waits until the bot may run, then lets it run."""
+
+    def end(self) -> None:
+        """Stops the bot (its answer is in, or its time is up)."""
+
+    def rest(self) -> None:
+        """Stops the bot between its turns (it joined the table)."""
+
+
 @dataclass(eq=False, slots=True)
 class _Open:
     """The seat's open request."""
@@ -257,6 +270,7 @@ class GrpcSeat:
         self._alarm: asyncio.TimerHandle | None = None  # the clock (see ``_ring``)
         self._alarm_at = 0.0
         self._loop = asyncio.get_running_loop()
+        self.turn: Turn | None = None  # the bot runs only while asked (a managed bot)
 
     # ---------------------------------------------------------------- Seat protocol
 
@@ -311,10 +325,29 @@ class GrpcSeat:
         return self.codec.history if self._own is None else self._own
 
     async def decide(self, decision: Decision) -> Answer:
-        """Sends the request and waits for an accepted answer, the deadline or a failure."""
+        """Sends the request and waits for an accepted answer, the deadline or a failure.
+
+        A managed bot runs only for this: its turn begins (it is thawed) before the request
+        goes out and its clock starts, and ends (it is frozen) once the answer is in."""
         observers = self.observers
         for o in observers:
             o.asked(self, decision)
+        turn = self.turn
+        try:
+            if turn is not None:
+                await turn.begin()
+            answer, now = await self._ask(decision)
+        finally:
+            if turn is not None:
+                turn.end()
+        if answer.action is not None:
+            self.latencies.append(answer.elapsed_ms)
+        for o in observers:
+            o.answered(self, decision, answer, (_clock() - now) * 1000.0)
+        return answer
+
+    async def _ask(self, decision: Decision) -> tuple[Answer, float]:
+        """The request out, the answer in; returns it and when the clock started."""
         self._rid = rid = self._rid + 1
         body = request_bytes(decision, rid, self.history)
         loop = self._loop
@@ -333,14 +366,9 @@ class GrpcSeat:
         if st is not None:
             st.send(body)
         try:
-            answer = await fut
+            return await fut, now
         finally:
             self._open = None
-        if answer.action is not None:
-            self.latencies.append(answer.elapsed_ms)
-        for o in observers:
-            o.answered(self, decision, answer, (_clock() - now) * 1000.0)
-        return answer
 
     # ---------------------------------------------------------------- streams
 

@@ -277,7 +277,11 @@ class Table:
             self._all_joined.set()
 
     def seat_joined(self, seat: int) -> None:
-        """A stream took the seat; the table starts when all four have one."""
+        """A stream took the seat; the table starts when all four have one. A managed bot
+        is stopped until it is asked (``arena.server.turns``)."""
+        turn = self.seats[seat].turn
+        if turn is not None:
+            turn.rest()
         self._check_joined()
         handle = self._lost.pop(seat, None)
         if handle is not None:

@@ -1,0 +1,134 @@
+"""Sealed in time: at a table only the seat being asked runs (``arena.server.turns``).
+
+Four copies of the heartbeat bot (``bots/heartbeat``) play a real table: each notes the
+shared monotonic clock about every half millisecond from a thread of its own, whatever it is
+doing, so its log shows when it ran. From the first decision on, no two copies' beats fall in
+the same stretch of time: each is frozen, all its threads, except while it is asked — the
+Grand Tichu and exchange decisions included, which are asked seat by seat. Two tables at once
+seat the same bot, so its processes there never run at once either. The control plays the
+same table on a referee that pings its bots (where freezing is off, as for remote bots): the
+beats overlap all the time, so the test can fail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from arena.referee.policy import TimeControl
+from arena.server import ArenaServer, Table, TableSpec, play_table
+from arena.server.manifest import load_manifest
+from arena.server.sandbox import host_sandbox
+from arena.server.turns import BotTurn
+from tests.security.hostile import BOTS
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
+
+
+def _needs_freezer() -> None:
+    sandbox = host_sandbox()
+    if not sandbox.freezes:
+        pytest.skip(f"this host cannot freeze a bot's processes: {sandbox.summary()}")
+
+
+def _marks(log: Path, what: str) -> list[int]:
+    return [int(n) for n in re.findall(rf"^{what} (\d+)$", log.read_text(), re.M)]
+
+
+def switches(logs: Sequence[Path]) -> tuple[int, int, int]:
+    """From the moment every table has asked its first decision (every process has joined;
+    before that a process still starting runs, holding no cards) to the last decision: how
+    often the process that beat changed (in the order of the beats, by the clock), the
+    decisions asked, and the beats.
+
+    A process runs only in its turns, so the beats form one run per turn and change owner
+    at most once per decision. Processes that run at once interleave their beats: the owner
+    changes at nearly every beat."""
+    tables: dict[Path, list[int]] = {}
+    for log in logs:
+        tables.setdefault(log.parent, []).extend(_marks(log, "asked"))
+    assert all(tables.values()), "a table asked no decision"
+    start = max(min(marks) for marks in tables.values())
+    end = max(max(marks) for marks in tables.values())
+    asked = [t for marks in tables.values() for t in marks if start <= t <= end]
+    beats = sorted(
+        (t, k) for k, log in enumerate(logs) for t in _marks(log, "beat") if start <= t <= end
+    )
+    changes = sum(1 for (_, a), (_, b) in itertools.pairwise(beats) if a != b)
+    return changes, len(asked), len(beats)
+
+
+async def _tables(
+    tmp: Path, count: int, pings: bool
+) -> tuple[list[Path], list[list[tuple[int, int]]]]:
+    """Plays ``count`` tables of four heartbeat copies at once; their seat logs and, by log,
+    the turns the referee gave each process (none on a referee that pings)."""
+    manifest = load_manifest(BOTS / "heartbeat" / "bot.toml")
+    server = ArenaServer(pings=pings)
+    await server.start()
+    spec = TableSpec(max_hands=2, time=TimeControl(decision_ms=10_000), seed=7)
+    windows: dict[Path, list[tuple[int, int]]] = {}
+
+    def record(table: Table, folder: Path) -> None:
+        for seat in table.seats:
+            if isinstance(seat.turn, BotTurn):
+                seat.turn.windows = windows[folder / f"seat{seat.seat}-heartbeat.log"] = []
+
+    try:
+        await asyncio.gather(
+            *(
+                play_table(
+                    server,
+                    spec,
+                    [manifest] * 4,
+                    log_dir=tmp / f"t{k}",
+                    on_table=lambda table, k=k: record(table, tmp / f"t{k}"),
+                )
+                for k in range(count)
+            )
+        )
+    finally:
+        await server.stop(1.0)
+    logs = sorted(tmp.rglob("seat*.log"))
+    return logs, [windows.get(log, []) for log in logs]
+
+
+def outside_turns(log: Path, windows: Sequence[tuple[int, int]]) -> tuple[int, int]:
+    """The bot's beats from its first rest (it joined) to its last turn's end that lie
+    outside every turn the referee gave it; and the beats in that span."""
+    assert len(windows) > 1, "the process was never given a turn"
+    rested, last = windows[0][1], windows[-1][1]
+    beats = [t for t in _marks(log, "beat") if rested < t < last]
+    turns = windows[1:]
+    outside = sum(1 for t in beats if not any(lo < t < hi for lo, hi in turns))
+    return outside, len(beats)
+
+
+@pytest.mark.parametrize("tables", [1, 2])
+def test_only_the_seat_asked_runs(tmp_path: Path, tables: int) -> None:
+    """Every beat of every process after it joined falls inside a turn the referee gave it;
+    and no two turns of the bot's processes (all are one bot) overlap, at one table or two."""
+    _needs_freezer()
+    logs, windows = asyncio.run(_tables(tmp_path, tables, pings=False))
+    assert len(logs) == 4 * tables
+    seen = 0
+    for log, turns in zip(logs, windows, strict=True):
+        outside, beats = outside_turns(log, turns)
+        assert outside == 0, f"{log.name}: {outside} of {beats} beats outside its turns"
+        seen += beats
+    assert seen > 50, seen  # the bots did run, and were seen running
+    every = sorted(w for turns in windows for w in turns[1:])
+    for (_, end), (begin, _) in itertools.pairwise(every):
+        assert end <= begin, "two processes of the bot had turns at once"
+
+
+def test_the_control_without_freezing_overlaps(tmp_path: Path) -> None:
+    _needs_freezer()
+    logs, _ = asyncio.run(_tables(tmp_path, 1, pings=True))
+    changes, asked, beats = switches(logs)
+    assert changes > 2 * asked, (changes, asked, beats)
