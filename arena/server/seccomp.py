@@ -118,6 +118,11 @@ def _rules() -> tuple[Rule, ...]:
         Rule("request_key", eperm, "keyrings"),
         Rule("bpf", eperm, "kernel programs"),
         Rule("perf_event_open", eperm, "hardware counters measure the other processes"),
+        Rule(
+            "sched_setaffinity",
+            eperm,
+            "pinned to its partner's core, a timing channel carries more",
+        ),
         Rule("userfaultfd", eperm, "stalls the kernel at will (a timing amplifier)"),
         Rule("syslog", eperm, "the kernel's log"),
         Rule(

@@ -94,6 +94,7 @@ class SessionTask:
     bots: tuple[BotBundle, BotBundle, BotBundle, BotBundle]
     limits: Limits
     allow_unsandboxed: bool = False
+    strict: bool = False  # one bot process at a time on the worker's machine
 
 
 @dataclass(frozen=True)
@@ -159,6 +160,7 @@ def session_tasks(
                 (b[0], b[1], b[2], b[3]),
                 runner.spec.limits,
                 allow_unsandboxed,
+                runner.spec.strict,
             )
         )
     return tasks, slots
@@ -199,6 +201,7 @@ async def _play(task: SessionTask, manifests: list[Any], tmp: Path) -> TaskResul
             log_dir=tmp / "logs" / table_id,
             sandbox=sandbox,
             limits=task.limits,
+            strict=task.strict,
         )
     finally:
         await server.stop(grace_s=1.0)

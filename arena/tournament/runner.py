@@ -488,6 +488,7 @@ class LocalExecutor:
                 on_record=recorded,
                 sandbox=runner.sandbox,
                 limits=runner.spec.limits,
+                strict=runner.spec.strict,
             )
         finally:
             feed.close()

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import re
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -64,11 +65,17 @@ def switches(logs: Sequence[Path]) -> tuple[int, int, int]:
 
 
 async def _tables(
-    tmp: Path, count: int, pings: bool
+    tmp: Path, count: int, pings: bool, strict: bool = False, others: bool = False
 ) -> tuple[list[Path], list[list[tuple[int, int]]]]:
     """Plays ``count`` tables of four heartbeat copies at once; their seat logs and, by log,
-    the turns the referee gave each process (none on a referee that pings)."""
-    manifest = load_manifest(BOTS / "heartbeat" / "bot.toml")
+    the turns the referee gave each process (none on a referee that pings). With ``others``
+    each table's copies are of a bot of its own (a copy of the folder)."""
+    manifests = []
+    for k in range(count):
+        folder = BOTS / "heartbeat"
+        if others:
+            folder = shutil.copytree(folder, tmp / f"heartbeat-{k}")
+        manifests.append(load_manifest(folder / "bot.toml"))
     server = ArenaServer(pings=pings)
     await server.start()
     spec = TableSpec(max_hands=2, time=TimeControl(decision_ms=10_000), seed=7)
@@ -85,16 +92,17 @@ async def _tables(
                 play_table(
                     server,
                     spec,
-                    [manifest] * 4,
+                    [manifests[k]] * 4,
                     log_dir=tmp / f"t{k}",
                     on_table=lambda table, k=k: record(table, tmp / f"t{k}"),
+                    strict=strict,
                 )
                 for k in range(count)
             )
         )
     finally:
         await server.stop(1.0)
-    logs = sorted(tmp.rglob("seat*.log"))
+    logs = sorted(tmp.glob("t*/seat*.log"))
     return logs, [windows.get(log, []) for log in logs]
 
 
@@ -125,6 +133,19 @@ def test_only_the_seat_asked_runs(tmp_path: Path, tables: int) -> None:
     every = sorted(w for turns in windows for w in turns[1:])
     for (_, end), (begin, _) in itertools.pairwise(every):
         assert end <= begin, "two processes of the bot had turns at once"
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_strict_runs_one_bot_process_of_all_at_a_time(tmp_path: Path, strict: bool) -> None:
+    """Two tables of two different bots: each process runs only in its turns either way; only
+    strict keeps every turn of the machine apart (without it the two bots' turns overlap)."""
+    _needs_freezer()
+    logs, windows = asyncio.run(_tables(tmp_path, 2, pings=False, strict=strict, others=True))
+    for log, turns in zip(logs, windows, strict=True):
+        assert outside_turns(log, turns)[0] == 0, log
+    every = sorted(w for turns in windows for w in turns[1:])
+    apart = all(end <= begin for (_, end), (begin, _) in itertools.pairwise(every))
+    assert apart is strict
 
 
 def test_the_control_without_freezing_overlaps(tmp_path: Path) -> None:
