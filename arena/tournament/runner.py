@@ -272,6 +272,11 @@ class EventRunner:
             raise self.error
         return progress
 
+    @property
+    def arena_faults(self) -> int:
+        """Plays of this run failed by the arena's fault (played again, never recorded)."""
+        return self._progress.arena_faults
+
     def on_signal(self, signum: int) -> None:
         """Ctrl-C or SIGTERM: stops the run and remembers which (the exit code tells it)."""
         self.stopped_by = signum
