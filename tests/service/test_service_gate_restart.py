@@ -39,7 +39,13 @@ def versions(db: Path) -> list[tuple[int, str | None]]:
 
 
 @pytest.mark.parametrize(
-    ("signum", "stage"), [(signal.SIGKILL, "check"), (signal.SIGINT, "gate: LLR")]
+    ("signum", "stage"),
+    [
+        (signal.SIGKILL, "check"),
+        (signal.SIGINT, "gate: LLR"),  # docs/deploy.md's KillSignal
+        (signal.SIGTERM, "gate: LLR"),  # a service manager's default
+        (signal.SIGKILL, "gate: LLR"),
+    ],
 )
 def test_a_stopped_service_checks_a_pending_upload_again(
     tmp_path: Path, signum: int, stage: str, request: pytest.FixtureRequest

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from arena.server.sandbox import SandboxLevel, host_sandbox
+from arena.tournament.cluster import DaskExecutor
 from arena.tournament.model import parse_event, plan_event
 from arena.tournament.runner import EventRunner
 from arena.tournament.store import EventStore
@@ -36,9 +37,10 @@ raise SystemExit(sdk.run(RandomBot()))
 """
 
 
-def children_with(marker: str) -> list[int]:
-    """This process's children whose command line holds ``marker``."""
-    found = []
+def sandboxes_with(marker: str) -> list[int]:
+    """The outermost processes whose command line holds ``marker``: the sandboxes the runner
+    started (here, or on a Dask worker), not the processes in them."""
+    found: dict[int, int] = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -47,13 +49,16 @@ def children_with(marker: str) -> list[int]:
             cmdline = (entry / "cmdline").read_bytes()
         except OSError:
             continue
-        ppid = next(line.split()[1] for line in status.splitlines() if line.startswith("PPid:"))
-        if int(ppid) == os.getpid() and marker.encode() in cmdline:
-            found.append(int(entry.name))
-    return found
+        if marker.encode() in cmdline:
+            ppid = next(x.split()[1] for x in status.splitlines() if x.startswith("PPid:"))
+            found[int(entry.name)] = int(ppid)
+    return [pid for pid, parent in found.items() if parent not in found]
 
 
-def test_a_sandbox_crashed_before_joining_is_played_again_not_scored(tmp_path: Path) -> None:
+@pytest.mark.parametrize("where", ["local", "dask"])
+def test_a_sandbox_crashed_before_joining_is_played_again_not_scored(
+    tmp_path: Path, where: str, request: pytest.FixtureRequest
+) -> None:
     if host_sandbox().level is not SandboxLevel.FULL:
         pytest.skip("the arena tells its own crashes apart in the full sandbox")
     marker = f"arena-fault-{uuid.uuid4().hex}"
@@ -85,7 +90,7 @@ def test_a_sandbox_crashed_before_joining_is_played_again_not_scored(tmp_path: P
     def crash_one_sandbox() -> None:
         """SIGSEGV to the first sandbox of the slow bot, as the runner's fork met it."""
         while running.is_set() and not killed:
-            for pid in children_with(marker):
+            for pid in sandboxes_with(marker):
                 os.kill(pid, signal.SIGSEGV)
                 killed.append(pid)
                 return
@@ -94,7 +99,11 @@ def test_a_sandbox_crashed_before_joining_is_played_again_not_scored(tmp_path: P
     crasher = threading.Thread(target=crash_one_sandbox, daemon=True)
     crasher.start()
     try:
-        runner = EventRunner(store, "faults", spec, log_dir=tmp_path / "logs")
+        executor = None
+        if where == "dask":
+            pytest.importorskip("distributed", reason="the cluster extra is not installed")
+            executor = DaskExecutor(request.getfixturevalue("own_cluster").address)
+        runner = EventRunner(store, "faults", spec, log_dir=tmp_path / "logs", executor=executor)
         progress = runner.run()
     finally:
         running.clear()
