@@ -42,6 +42,7 @@ def versions(db: Path) -> list[tuple[int, str | None]]:
     ("signum", "stage"),
     [
         (signal.SIGKILL, "check"),
+        (signal.SIGINT, "check"),
         (signal.SIGINT, "gate: LLR"),  # docs/deploy.md's KillSignal
         (signal.SIGTERM, "gate: LLR"),  # a service manager's default
         (signal.SIGKILL, "gate: LLR"),
