@@ -104,3 +104,10 @@ def print_failures(rows: Sequence[FailureRow], *, to: Console | None = None) -> 
 def plural(count: int, noun: str) -> str:
     """``"1 hand"``, ``"2 hands"``."""
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def arena_faults(count: int) -> str:
+    """The plays a run played again after a fault of the arena's, as a clause ('' for none)."""
+    if not count:
+        return ""
+    return f" (and {plural(count, 'play')} played again after a fault of the arena's, not scored)"

@@ -22,6 +22,7 @@ from arena.cli.common import (
     AllowUnsandboxedOpt,
     ClusterOption,
     PlainProgress,
+    arena_faults,
     make_console,
     plural,
     print_failures,
@@ -268,7 +269,8 @@ def _play(
     paths = write_leaderboard(board, out)
     console.print(
         f"{summary.boards_done}/{boards_total} boards, {plural(board.hands, 'hand')}, "
-        f"{plural(progress.failures, 'failure')}; results in {db}",
+        f"{plural(progress.failures, 'failure')}{arena_faults(progress.arena_faults)};"
+        f" results in {db}",
         highlight=False,
     )
     levels = ", ".join(f"{n} {level}" for level, n in store.sandbox_levels(event).items())

@@ -213,6 +213,10 @@ def gate(
         sandbox = require_sandbox(allow_unsandboxed)
         print(f"bot processes sandboxed: {sandbox.summary()}", file=sys.stderr)
         print(f"deals: {seed_text(seed)}", file=sys.stderr)
+        kept = config.logs or (None if db is None else db.parent / f"{db.name}.logs")
+        where = [f"results: {db or 'a temporary database'}", f"bots' logs: {kept}"]
+        where += [f"reports: {', '.join(str(p) for p in (json_out, junit) if p is not None)}"]
+        print("; ".join(w for w in where if not w.endswith(": ")), file=sys.stderr)
         try:
             report = run_gate(config, on_look=live)
         finally:

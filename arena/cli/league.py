@@ -20,6 +20,7 @@ from arena.cli.common import (
     AllowUnsandboxedOpt,
     ClusterOption,
     PlainProgress,
+    arena_faults,
     make_console,
     plural,
     print_failures,
@@ -286,7 +287,7 @@ def _run(
             if not quiet:
                 console.print(
                     f"  finished: {plural(result.hands, 'hand')} played now,"
-                    f" {plural(result.failures, 'failure')}; "
+                    f" {plural(result.failures, 'failure')}{arena_faults(result.arena_faults)}; "
                     f"leaderboard: {paths[2]}",
                     highlight=False,
                 )

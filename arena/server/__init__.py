@@ -21,9 +21,16 @@ from arena.server.app import ArenaServer  # noqa: E402
 from arena.server.bots import BotStartError, play_table  # noqa: E402
 from arena.server.lobby import Lobby, Seating  # noqa: E402
 from arena.server.seat import GrpcSeat, Refused, SeatObserver, Stream  # noqa: E402
-from arena.server.table import Table, TableManager, TableSpec, TableState  # noqa: E402
+from arena.server.table import (  # noqa: E402
+    ARENA_FAULT,
+    Table,
+    TableManager,
+    TableSpec,
+    TableState,
+)
 
 __all__ = [
+    "ARENA_FAULT",
     "ArenaServer",
     "BotStartError",
     "GrpcSeat",

@@ -28,8 +28,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import AsyncIterator, Callable
-from contextlib import closing
+import signal
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -144,10 +146,11 @@ def process(
         service.update_submission(submission_id, progress=line)
 
     try:
-        remove_tree(folder)  # what a worker killed before left unpacked
-        service.update_submission(submission_id, status="running", progress="unpacking")
-        verdict = _process(db, service, submission_id, archive, folder, gate, say, report,
-                           allow_unsandboxed, check)  # fmt: skip
+        with _stops() as stops:
+            remove_tree(folder)  # what a worker killed before left unpacked
+            service.update_submission(submission_id, status="running", progress="unpacking")
+            verdict = _process(db, service, submission_id, archive, folder, gate, say, report,
+                               allow_unsandboxed, check, lambda: bool(stops))  # fmt: skip
     except (GateInterrupted, KeyboardInterrupt):
         reason = "stopped before its verdict; checked again when the service starts"
         service.update_submission(submission_id, status="queued", progress=reason)
@@ -163,6 +166,28 @@ def process(
     archive.unlink(missing_ok=True)  # only once the verdict is recorded
     service.close()
     return verdict
+
+
+@contextmanager
+def _stops() -> Iterator[list[int]]:
+    """Ctrl-C and SIGTERM raise ``KeyboardInterrupt`` in the block and are listed, so a
+    smoke check cut short by them (which reads as failed checks) is known to be stopped, not
+    failed. The gate's runner takes both signals over while it plays."""
+    stops: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield stops
+        return
+
+    def stop(signum: int, _frame: object) -> None:
+        stops.append(signum)
+        raise KeyboardInterrupt
+
+    before = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield stops
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
 
 
 def resumable(db: Path, submission_id: int) -> Path | None:
@@ -187,6 +212,7 @@ def _process(
     report: dict[str, Any],
     allow_unsandboxed: bool,
     check: CheckSettings | None,
+    stopped: Callable[[], bool],
 ) -> Verdict:
     try:
         unpack_archive(archive.read_bytes(), folder)
@@ -227,6 +253,8 @@ def _process(
         sandbox=sandbox,
     )
     checked = run_check(manifest, settings, logs, lambda r: say(f"check: {r.name} {_pf(r.passed)}"))
+    if stopped():
+        raise KeyboardInterrupt  # its checks were cut short: no verdict
     report["check"] = [
         {"name": r.name, "passed": r.passed, "detail": r.detail, "seconds": round(r.seconds, 2)}
         for r in checked.results

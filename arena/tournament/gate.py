@@ -242,6 +242,7 @@ class GateReport:
     bot_failures: tuple[FailureRow, ...] = ()
     interrupted_by: int | None = None  # the signal that stopped the run before a decision
     mirror_pairs: int = 0  # board pairs whose two plays' margins cancel
+    arena_faults: int = 0  # plays failed by the arena's fault, played again, not scored
 
     @property
     def verdict(self) -> SprtVerdict:
@@ -366,6 +367,7 @@ class GateReport:
             },
             "failures": dict(self.failures),
             "failures_total": sum(self.failures.values()),
+            "arena_faults": self.arena_faults,
             "failures_by_bot": [
                 {"bot": f.bot, "total": f.total, "kinds": dict(f.kinds), "log": f.log or None}
                 for f in self.bot_failures
@@ -483,6 +485,7 @@ def run_gate(config: GateConfig, on_look: Callable[[GateLook], None] | None = No
             bot_failures=bot_failures(store.hands(EVENT_NAME)),
             interrupted_by=None if watcher.decided else runner.stopped_by,
             mirror_pairs=mirror_pairs(outcomes, CANDIDATE[0]),
+            arena_faults=runner.arena_faults,
         )
 
 

@@ -35,10 +35,10 @@ from pathlib import Path
 from typing import Protocol
 
 from arena.referee import MatchRecord
-from arena.referee.policy import FailurePolicy, GiveUp, Termination, TimeControl
+from arena.referee.policy import FailureKind, FailurePolicy, GiveUp, Termination, TimeControl
 from arena.rules import ArenaError
 from arena.runtime.aio import run as run_loop
-from arena.server import ArenaServer, MatchPlan, Table, TableSpec, play_table
+from arena.server import ARENA_FAULT, ArenaServer, MatchPlan, Table, TableSpec, play_table
 from arena.server.bots import seat_log
 from arena.server.manifest import Manifest, load_manifest, resolve_bot
 from arena.server.sandbox import Sandbox, SandboxError, require_sandbox, runtime_paths
@@ -62,6 +62,20 @@ class BotCannotStart(ArenaError):
 
 class Stalled(ArenaError):
     """More plays were recorded without completing a board than the schedule allows."""
+
+
+class ArenaFault(Stalled):
+    """A play failed by the arena's own fault (``ARENA_FAULT``) more than ``ARENA_REPLAYS``
+    times; it stays unrecorded, to be played by a resume."""
+
+
+ARENA_REPLAYS = 3
+"""How many times a play that failed by the arena's fault (a bot's sandbox killed by a signal
+before the bot joined: ``arena.server.ARENA_FAULT``) is played again in one run. Such a play
+is never recorded: its failure is not the bot's."""
+
+ARENA_KIND = "arena"
+"""The failure kind of a hand row for a failure of the arena's (never stored)."""
 
 
 @dataclass(frozen=True)
@@ -118,7 +132,8 @@ class Progress:
     plays_total: int
     plays_done: int
     hands: int = 0
-    failures: int = 0
+    failures: int = 0  # the bots' failures in the recorded plays
+    arena_faults: int = 0  # plays failed by the arena's fault: played again, not recorded
     boards_done: int = 0  # boards with every rotation recorded (duplicate pairs, complete)
     boards_open: int = 0  # boards with some rotation recorded and some not: half-played
     started: float = field(default_factory=time.monotonic)
@@ -148,10 +163,11 @@ def hand_rows(record: MatchRecord, logs: Sequence[str] = ("", "", "", "")) -> li
     by_hand: dict[int, list[FailureRow]] = {}
     for f in record.failures:
         hand = min(max(f.hand - 1, 0), max(len(results) - 1, 0))
+        arena = f.kind is FailureKind.CRASH and f.detail.startswith(ARENA_FAULT)
         by_hand.setdefault(hand, []).append(
             FailureRow(
                 seat=f.seat,
-                kind=f.kind.name.lower(),
+                kind=ARENA_KIND if arena else f.kind.name.lower(),
                 detail=f.detail,
                 log=logs[f.seat],
                 private=f.private,
@@ -218,6 +234,8 @@ class EventRunner:
         self.stopped_by: int | None = None  # the signal that stopped the run, if one did
         self._progress = Progress(plays_total=0, plays_done=0)
         self._boards = _Boards(())
+        self._arena_tries: dict[int, int] = {}  # play id: its plays failed by the arena
+        self._replay: set[int] = set()  # plays to play again for that
 
     def run(self) -> Progress:
         """Plays every pending play; returns the progress reached (Ctrl-C stops cleanly).
@@ -242,11 +260,22 @@ class EventRunner:
             return progress
         self.store.set_status(self.event, EventStatus.RUNNING)
         self.executor.play(self, pending, progress)
+        while self._replay and not self.stopping:
+            # Plays failed by the arena's fault, played again on fresh processes.
+            again = [sp for sp in self.store.pending_plays(self.event) if sp.id in self._replay]
+            self._replay.clear()
+            if again:
+                self.executor.play(self, again, progress)
         if self.store.pending_plays(self.event):
             self.store.set_status(self.event, EventStatus.INTERRUPTED)
         if self.error is not None:
             raise self.error
         return progress
+
+    @property
+    def arena_faults(self) -> int:
+        """Plays of this run failed by the arena's fault (played again, never recorded)."""
+        return self._progress.arena_faults
 
     def on_signal(self, signum: int) -> None:
         """Ctrl-C or SIGTERM: stops the run and remembers which (the exit code tells it)."""
@@ -307,6 +336,10 @@ class EventRunner:
         """
         if self.store.play_status(sp.id) != "pending":
             return
+        arena = [f for row in rows for f in row.failures if f.kind == ARENA_KIND]
+        if arena:
+            self._arena_fault(sp, arena[0])
+            return
         self.store.record_play(sp.id, rows, replay, sandbox)
         if not self.keep_going:
             self._check_start(sp.play.seats, rows)
@@ -328,6 +361,20 @@ class EventRunner:
             self.stop()
         if self.on_play is not None:
             self.on_play(progress, sp.play)
+
+    def _arena_fault(self, sp: StoredPlay, failure: FailureRow) -> None:
+        """A play failed by the arena's fault: not recorded (its failure is not the bot's);
+        played again up to ``ARENA_REPLAYS`` times, then the run ends with ``ArenaFault``."""
+        tries = self._arena_tries[sp.id] = self._arena_tries.get(sp.id, 0) + 1
+        self._progress.arena_faults += 1
+        if tries <= ARENA_REPLAYS:
+            self._replay.add(sp.id)
+        elif self.error is None:
+            why = failure.detail.removeprefix(ARENA_FAULT)
+            self.error = ArenaFault(
+                f"play {sp.play.ordinal} failed {tries} times by the arena's fault, not the"
+                f" bot's ({sp.play.seats[failure.seat]}: {why}); it is not recorded"
+            )
 
     def _check_start(self, seats: Sequence[str], rows: Sequence[HandRow]) -> None:
         """Stops the run when a bot crashed or disconnected in each of its first

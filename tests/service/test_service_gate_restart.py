@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import signal
 import sqlite3
+import subprocess
 from pathlib import Path
 
 import httpx
 import pytest
 
-from arena.service.client import pack
 from arena.tournament.league.season import submit
 from arena.tournament.league.spec import load_league
 from arena.tournament.league.store import LeagueStore
@@ -30,7 +30,7 @@ def status(db: Path, number: int) -> tuple[str, str]:
         row = conn.execute(
             "SELECT status, progress FROM service_submissions WHERE id = ?", (number,)
         ).fetchone()
-    return str(row[0]), str(row[1])
+    return ("", "") if row is None else (str(row[0]), str(row[1]))
 
 
 def versions(db: Path) -> list[tuple[int, str | None]]:
@@ -39,10 +39,17 @@ def versions(db: Path) -> list[tuple[int, str | None]]:
 
 
 @pytest.mark.parametrize(
-    ("signum", "stage"), [(signal.SIGKILL, "check"), (signal.SIGINT, "gate: LLR")]
+    ("signum", "stage"),
+    [
+        (signal.SIGKILL, "check"),
+        (signal.SIGINT, "check"),
+        (signal.SIGINT, "gate: LLR"),  # docs/deploy.md's KillSignal
+        (signal.SIGTERM, "gate: LLR"),  # a service manager's default
+        (signal.SIGKILL, "gate: LLR"),
+    ],
 )
 def test_a_stopped_service_checks_a_pending_upload_again(
-    tmp_path: Path, signum: int, stage: str
+    tmp_path: Path, signum: int, stage: str, request: pytest.FixtureRequest
 ) -> None:
     env = user_env(tmp_path / "home")
     (tmp_path / "g.toml").write_text(LEAGUE)
@@ -51,19 +58,19 @@ def test_a_stopped_service_checks_a_pending_upload_again(
         store.init_league(load_league(tmp_path / "g.toml"))
         submit(store, make_bot(tmp_path / "v1", "bob", "random"), owner="ann")
     token = sh(f"arena league owner add ann --db {db}", tmp_path, env).strip()
-    _, packed = pack(make_bot(tmp_path / "v2", "bob", "greedy"))
+    folder = make_bot(tmp_path / "v2", "bob", "greedy")
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     service = serve(db, env, port)
+    # The author's client waits for the verdict through the service's restart.
+    author = subprocess.Popen(
+        ["arena", "league", "submit", str(folder), "--server", url],
+        cwd=tmp_path, env={**env, "ARENA_TOKEN": token}, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    request.addfinalizer(lambda: author.kill() if author.poll() is None else None)
+    number = 1
     try:
-        with httpx.Client(base_url=url, timeout=120) as client:
-            posted = client.post(
-                "/api/service/submissions",
-                content=packed,
-                headers={"Authorization": f"Bearer {token}"},
-            )
-            assert posted.status_code == 202, posted.text
-            number = int(posted.json()["id"])
         wait_for(lambda: stage in status(db, number)[1], f"the upload's {stage}", service)
         service.send_signal(signum)
         out, _ = service.communicate(timeout=300)
@@ -87,6 +94,10 @@ def test_a_stopped_service_checks_a_pending_upload_again(
         assert found["report"]["gate"]["verdict"] == "H1", found
         assert versions(db) == [(1, None), (2, "H1")]
         assert not list((tmp_path / "g.sqlite.uploads").iterdir())  # emptied after the verdict
+        said, _ = author.communicate(timeout=300)
+        assert author.returncode == 0, said
+        assert "does not answer (restarting?); waiting for the verdict" in said, said
+        assert "accepted: bob: version 2" in " ".join(said.split()), said
     finally:
         service.send_signal(signal.SIGINT)
         out, _ = service.communicate(timeout=300)

@@ -553,7 +553,8 @@ class RoundResult:
 
     round: RoundInfo
     hands: int = 0
-    failures: int = 0
+    failures: int = 0  # the bots'
+    arena_faults: int = 0  # plays failed by the arena's fault and played again
     finished: bool = False
     stopped: bool = False
     logs: Path | None = None  # the bots' logs of its events
@@ -596,6 +597,7 @@ def play_round(
             raise LeagueError(f"round {round_.number}: {e}") from None
         result.hands += progress.hands
         result.failures += progress.failures
+        result.arena_faults += progress.arena_faults
         if runner.stopping:
             result.stopped = True
             return result
