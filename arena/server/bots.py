@@ -289,8 +289,8 @@ async def play_table(
 
     ``on_exit(seat, code)`` hears about every early exit. ``extra_env(table)[seat]`` adds
     to a seat's environment (tests use it); ``on_table(table)`` hears of the table once its
-    seats are set up, before any bot starts; ``on_record(k, record)`` of each match (from 1) as soon as it ends. The
-    processes are stopped before returning.
+    seats are set up, before any bot starts; ``on_record(k, record)`` of each match (from 1)
+    as soon as it ends. The processes are stopped before returning.
 
     Every process runs in ``sandbox`` (default: the host's, which must be ``full``:
     ``require_sandbox``), with its manifest's limits capped by ``limits``; the sandbox is
