@@ -191,11 +191,16 @@ class BotProcess:
         assert self.proc is not None, "not started"
         return await self.proc.wait()
 
-    def freeze(self) -> bool:
-        """Stops all its processes and threads (its cgroup's freezer); False where it has no
-        freezer or they were not all stopped in time."""
+    def freeze(self) -> None:
+        """Asks the kernel to stop all its processes and threads (its cgroup's freezer)."""
         cgroup = self._launch.cgroup if self._launch is not None else None
-        return cgroup is not None and cgroup.freeze()
+        if cgroup is not None:
+            cgroup.freeze()
+
+    def frozen(self) -> bool:
+        """Whether none of its processes runs (True when it has no cgroup or has ended)."""
+        cgroup = self._launch.cgroup if self._launch is not None else None
+        return cgroup is None or cgroup.frozen()
 
     def thaw(self) -> None:
         """Lets its processes run again."""
@@ -355,7 +360,7 @@ async def play_table(
         table.manage(seat, bot.ended)
         if server.freezes and sandbox.freezes:
             keys = [bot_key(m), *([MACHINE] if strict else [])]
-            table.seats[seat].turn = BotTurn(bot, server.turns.get(keys))
+            table.seats[seat].turn = BotTurn(bot, server.turns.get(keys), bots)
     if log_dir is not None:
         table.logs = [
             seat_log(log_dir, s, "person") if m is None else seat_log(log_dir, s, m.name)

@@ -187,8 +187,8 @@ class Turn(Protocol):
     async def begin(self) -> None:
         """Waits until the bot may run, then lets it run."""
 
-    def end(self) -> None:
-        """Stops the bot (its answer is in, or its time is up)."""
+    async def end(self) -> None:
+        """Stops the bot (its answer is in, or its time is up) and waits until it has."""
 
     def rest(self) -> None:
         """Stops the bot between its turns (it joined the table)."""
@@ -339,7 +339,7 @@ class GrpcSeat:
             answer, now = await self._ask(decision)
         finally:
             if turn is not None:
-                turn.end()
+                await turn.end()
         if answer.action is not None:
             self.latencies.append(answer.elapsed_ms)
         for o in observers:

@@ -44,11 +44,36 @@ _POLL_S = 0.001
 class Freezable(Protocol):
     """A bot process that can be stopped and let run again as a whole."""
 
-    def freeze(self) -> bool:
-        """Stops it; True once every process and thread of it is stopped."""
+    def freeze(self) -> None:
+        """Asks for it to stop (``frozen`` says when it has)."""
+
+    def frozen(self) -> bool:
+        """Whether none of its processes runs."""
 
     def thaw(self) -> None:
         """Lets it run."""
+
+
+_SPINS = 32
+"""Reads of a freezer's state before waiting on the loop: a bot asleep (waiting for its next
+request, as an answered bot is) stops at once; one still computing stops at its next tick."""
+_FREEZE_WAIT_S = 5.0
+"""The longest the referee waits for a bot to stop (a task deep in the kernel stops on its
+way out; it is never let run beside another meanwhile)."""
+
+
+async def stopped(bot: Freezable) -> bool:
+    """Waits until ``bot`` is frozen (polling the loop, never blocking it); False after
+    ``_FREEZE_WAIT_S``."""
+    for _ in range(_SPINS):
+        if bot.frozen():
+            return True
+    deadline = time.monotonic() + _FREEZE_WAIT_S
+    while not bot.frozen():
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(_POLL_S)
+    return True
 
 
 def _folder() -> Path:
@@ -113,36 +138,47 @@ class TurnLocks:
 
 
 class BotTurn:
-    """A seat's turn: take its bot's locks and thaw it; freeze it and give them back."""
+    """A seat's turn: once the other seats' bots at its table are stopped, take its bot's
+    locks and thaw it; freeze it, wait until it is stopped and give the locks back."""
 
-    def __init__(self, bot: Freezable, locks: Sequence[_Turn]) -> None:
+    def __init__(
+        self, bot: Freezable, locks: Sequence[_Turn], table: Sequence[Freezable | None] = ()
+    ) -> None:
         self.bot = bot
         self.locks = tuple(locks)
+        self.table = table  # every seat's bot, this one's too (None: a person's seat)
         self._held: list[_Turn] = []
         self._began = 0
         #: When set (a list), each turn's (thawed, frozen) monotonic ns, and at index 0 the
-        #: first rest as (0, frozen): what a test checks the bot's own clock readings against.
+        #: first rest as (0, asked to stop): what a test checks the bot's own clock against.
         self.windows: list[tuple[int, int]] | None = None
 
     async def begin(self) -> None:
         """Waits for the bot's turn, then lets it run."""
+        for other in self.table:
+            if other is not None and other is not self.bot:
+                await stopped(other)
         for lock in self.locks:
             await lock.acquire()
             self._held.append(lock)
         self._began = time.monotonic_ns()
         self.bot.thaw()
 
-    def end(self) -> None:
-        """Stops the bot (waiting until it is stopped), then gives its turn back."""
+    async def end(self) -> None:
+        """Stops the bot, waits until it has stopped, then gives its turn back."""
         self.bot.freeze()
-        if self.windows is not None and self._held:
-            self.windows.append((self._began, time.monotonic_ns()))
-        held, self._held = self._held, []
-        for lock in reversed(held):
-            lock.release()
+        try:
+            await stopped(self.bot)
+        finally:
+            if self.windows is not None and self._held:
+                self.windows.append((self._began, time.monotonic_ns()))
+            held, self._held = self._held, []
+            for lock in reversed(held):
+                lock.release()
 
     def rest(self) -> None:
-        """Stops the bot between turns (it joined, or came back)."""
+        """Stops the bot between turns (it joined, or came back); the next seat's turn waits
+        until it has stopped."""
         if not self._held:
             self.bot.freeze()
             if self.windows is not None and not self.windows:

@@ -2,12 +2,13 @@
 
 Four copies of the heartbeat bot (``bots/heartbeat``) play a real table: each notes the
 shared monotonic clock about every half millisecond from a thread of its own, whatever it is
-doing, so its log shows when it ran. From the first decision on, no two copies' beats fall in
-the same stretch of time: each is frozen, all its threads, except while it is asked — the
-Grand Tichu and exchange decisions included, which are asked seat by seat. Two tables at once
-seat the same bot, so its processes there never run at once either. The control plays the
-same table on a referee that pings its bots (where freezing is off, as for remote bots): the
-beats overlap all the time, so the test can fail.
+doing, so its log shows when it ran. From the first decision on, every beat of a copy falls
+inside a turn the referee gave it: each is frozen, all its threads, except while it is asked
+(the Grand Tichu and exchange decisions included, which are asked seat by seat), also when
+its thread never sleeps, as a bot computing past its answer. Two tables at once seat the same
+bot, so its processes there never run at once either; ``strict`` keeps two bots apart too.
+The control plays the same table on a referee that pings its bots (where freezing is off, as
+for remote bots): the beats interleave all the time, so the test can fail.
 """
 
 from __future__ import annotations
@@ -65,7 +66,12 @@ def switches(logs: Sequence[Path]) -> tuple[int, int, int]:
 
 
 async def _tables(
-    tmp: Path, count: int, pings: bool, strict: bool = False, others: bool = False
+    tmp: Path,
+    count: int,
+    pings: bool,
+    strict: bool = False,
+    others: bool = False,
+    spin: bool = False,
 ) -> tuple[list[Path], list[list[tuple[int, int]]]]:
     """Plays ``count`` tables of four heartbeat copies at once; their seat logs and, by log,
     the turns the referee gave each process (none on a referee that pings). With ``others``
@@ -75,7 +81,8 @@ async def _tables(
         folder = BOTS / "heartbeat"
         if others:
             folder = shutil.copytree(folder, tmp / f"heartbeat-{k}")
-        manifests.append(load_manifest(folder / "bot.toml"))
+        manifest = load_manifest(folder / "bot.toml")
+        manifests.append(manifest.configured({"HEARTBEAT_SPIN": "1" if spin else "0"}, []))
     server = ArenaServer(pings=pings)
     await server.start()
     spec = TableSpec(max_hands=2, time=TimeControl(decision_ms=10_000), seed=7)
@@ -106,28 +113,47 @@ async def _tables(
     return logs, [windows.get(log, []) for log in logs]
 
 
-def outside_turns(log: Path, windows: Sequence[tuple[int, int]]) -> tuple[int, int]:
-    """The bot's beats from its first rest (it joined) to its last turn's end that lie
-    outside every turn the referee gave it; and the beats in that span."""
-    assert len(windows) > 1, "the process was never given a turn"
-    rested, last = windows[0][1], windows[-1][1]
-    beats = [t for t in _marks(log, "beat") if rested < t < last]
-    turns = windows[1:]
-    outside = sum(1 for t in beats if not any(lo < t < hi for lo, hi in turns))
-    return outside, len(beats)
+def outside_turns(
+    logs: Sequence[Path], windows: Sequence[Sequence[tuple[int, int]]]
+) -> tuple[int, int]:
+    """The beats of one table's processes, from its first turn (every bot there joined and
+    stopped) to the end of its last, that lie outside every turn the referee gave that
+    process; and the beats in that span."""
+    turns = [w[1:] for w in windows]
+    assert all(turns), "a process was never given a turn"
+    start = min(t[0][0] for t in turns)
+    end = max(t[-1][1] for t in turns)
+    outside = seen = 0
+    for log, mine in zip(logs, turns, strict=True):
+        beats = [t for t in _marks(log, "beat") if start < t < end]
+        seen += len(beats)
+        outside += sum(1 for t in beats if not any(lo < t < hi for lo, hi in mine))
+    return outside, seen
 
 
-@pytest.mark.parametrize("tables", [1, 2])
-def test_only_the_seat_asked_runs(tmp_path: Path, tables: int) -> None:
+def by_table(
+    logs: Sequence[Path], windows: Sequence[Sequence[tuple[int, int]]]
+) -> list[tuple[list[Path], list[Sequence[tuple[int, int]]]]]:
+    """The logs and turns grouped by table (by the logs' folder)."""
+    tables: dict[Path, tuple[list[Path], list[Sequence[tuple[int, int]]]]] = {}
+    for log, turns in zip(logs, windows, strict=True):
+        group = tables.setdefault(log.parent, ([], []))
+        group[0].append(log)
+        group[1].append(turns)
+    return list(tables.values())
+
+
+@pytest.mark.parametrize(("tables", "spin"), [(1, False), (2, False), (1, True)])
+def test_only_the_seat_asked_runs(tmp_path: Path, tables: int, spin: bool) -> None:
     """Every beat of every process after it joined falls inside a turn the referee gave it;
     and no two turns of the bot's processes (all are one bot) overlap, at one table or two."""
     _needs_freezer()
-    logs, windows = asyncio.run(_tables(tmp_path, tables, pings=False))
+    logs, windows = asyncio.run(_tables(tmp_path, tables, pings=False, spin=spin))
     assert len(logs) == 4 * tables
     seen = 0
-    for log, turns in zip(logs, windows, strict=True):
-        outside, beats = outside_turns(log, turns)
-        assert outside == 0, f"{log.name}: {outside} of {beats} beats outside its turns"
+    for table_logs, turns in by_table(logs, windows):
+        outside, beats = outside_turns(table_logs, turns)
+        assert outside == 0, f"{outside} of {beats} beats outside their process's turns"
         seen += beats
     assert seen > 50, seen  # the bots did run, and were seen running
     every = sorted(w for turns in windows for w in turns[1:])
@@ -141,8 +167,8 @@ def test_strict_runs_one_bot_process_of_all_at_a_time(tmp_path: Path, strict: bo
     strict keeps every turn of the machine apart (without it the two bots' turns overlap)."""
     _needs_freezer()
     logs, windows = asyncio.run(_tables(tmp_path, 2, pings=False, strict=strict, others=True))
-    for log, turns in zip(logs, windows, strict=True):
-        assert outside_turns(log, turns)[0] == 0, log
+    for table_logs, turns in by_table(logs, windows):
+        assert outside_turns(table_logs, turns)[0] == 0, table_logs
     every = sorted(w for turns in windows for w in turns[1:])
     apart = all(end <= begin for (_, end), (begin, _) in itertools.pairwise(every))
     assert apart is strict
