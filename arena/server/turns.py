@@ -8,12 +8,12 @@ bits by contending for them (docs/security.md §9). The sandbox cannot refuse th
   them stopped) from the moment it joins, and thawed only while it is asked; it is frozen
   again when its answer is in, before the next seat is thawed. The referee asks decisions the
   rules make simultaneous (Grand Tichu, the exchange) seat by seat, each on its own clock.
-* **One process of a bot at a time anywhere.** Before a seat is thawed it takes its bot's
-  turn: a lock per bot (its manifest file) held until it is frozen again, in this process (an
-  asyncio lock per referee) and across the machine's processes (an ``flock`` on a file of the
-  runner's private folder: Dask workers, a league service and a CLI alike). So two copies of
-  a bot, partners at one table or at two tables, never run at once. ``strict`` adds one lock
-  for the whole machine: at most one bot process runs at a time.
+* **One process of a bot at a time in a referee.** Before a seat is thawed it takes its
+  bot's turn: a lock per bot (its manifest file) held until it is frozen again. A referee
+  plays every table of an event run here, of a gate, of a league round, so two copies of a
+  bot there, partners at one table or at two tables, never run at once (on a Dask cluster a
+  task, one table, has a referee of its own). ``strict`` adds one lock for all: at most one bot process of the
+  referee runs at a time.
 
 A bot's decision time is not touched: its clock starts once it is thawed. What it cannot do
 any more is compute on the others' time.
@@ -22,23 +22,17 @@ any more is compute on the others' time.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import fcntl
-import hashlib
-import os
-import tempfile
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Protocol
 
 __all__ = ["MACHINE", "BotTurn", "Freezable", "TurnLocks"]
 
-MACHINE = "*machine*"
-"""The key of the strict level's one lock: every bot process of the machine takes it."""
+MACHINE = "*all*"
+"""The key of the strict level's one lock: every bot process of the referee takes it."""
 
-_POLL_S = 0.001
-"""How often a turn held by another process of the machine is tried again."""
+_POLL_S = 0.0005
+"""How often a bot still running is looked at again while the referee waits for it to stop."""
 
 
 class Freezable(Protocol):
@@ -76,65 +70,15 @@ async def stopped(bot: Freezable) -> bool:
     return True
 
 
-def _folder() -> Path:
-    """The runner's private folder of lock files (the same for every process of this user)."""
-    folder = Path(tempfile.gettempdir()) / f"tichu-arena-turns-{os.getuid()}"
-    folder.mkdir(mode=0o700, exist_ok=True)
-    return folder
-
-
-class _Turn:
-    """One key's lock: an asyncio lock in this process, then an ``flock`` across processes."""
-
-    def __init__(self, key: str) -> None:
-        self.key = key
-        self.local = asyncio.Lock()
-        name = hashlib.sha256(key.encode()).hexdigest()[:32]
-        self._fd = os.open(_folder() / name, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-
-    async def acquire(self) -> None:
-        await self.local.acquire()
-        try:
-            while True:
-                try:
-                    fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    return
-                except BlockingIOError:
-                    await asyncio.sleep(_POLL_S)
-        except BaseException:
-            self.local.release()
-            raise
-
-    def release(self) -> None:
-        fcntl.flock(self._fd, fcntl.LOCK_UN)
-        self.local.release()
-
-    def close(self) -> None:
-        with contextlib.suppress(OSError):
-            os.close(self._fd)
-
-
 class TurnLocks:
     """The turns of one referee's bots, by key (a bot's manifest, or ``MACHINE``)."""
 
     def __init__(self) -> None:
-        self._turns: dict[str, _Turn] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
 
-    def get(self, keys: Sequence[str]) -> list[_Turn]:
+    def get(self, keys: Sequence[str]) -> list[asyncio.Lock]:
         """The locks of ``keys``, in one order for every caller (no two wait on each other)."""
-        out = []
-        for key in sorted(set(keys)):
-            turn = self._turns.get(key)
-            if turn is None:
-                turn = self._turns[key] = _Turn(key)
-            out.append(turn)
-        return out
-
-    def close(self) -> None:
-        """Closes the lock files (the referee is done)."""
-        for turn in self._turns.values():
-            turn.close()
-        self._turns.clear()
+        return [self._locks.setdefault(key, asyncio.Lock()) for key in sorted(set(keys))]
 
 
 class BotTurn:
@@ -142,12 +86,15 @@ class BotTurn:
     locks and thaw it; freeze it, wait until it is stopped and give the locks back."""
 
     def __init__(
-        self, bot: Freezable, locks: Sequence[_Turn], table: Sequence[Freezable | None] = ()
+        self,
+        bot: Freezable,
+        locks: Sequence[asyncio.Lock],
+        table: Sequence[Freezable | None] = (),
     ) -> None:
         self.bot = bot
         self.locks = tuple(locks)
         self.table = table  # every seat's bot, this one's too (None: a person's seat)
-        self._held: list[_Turn] = []
+        self._held: list[asyncio.Lock] = []
         self._began = 0
         #: When set (a list), each turn's (thawed, frozen) monotonic ns, and at index 0 the
         #: first rest as (0, asked to stop): what a test checks the bot's own clock against.
