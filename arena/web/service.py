@@ -5,8 +5,11 @@ games, replays and league pages) with the service's routes by concern (accounts,
 submissions, league pages), and the scheduler as a task of the app's life: every
 ``poll_s`` it asks ``arena.service.scheduler.plan`` whether a round is due and starts a
 worker process for it, one round at a time. At start-up, submissions whose worker died with
-the last process are marked interrupted, expired browser sessions swept, and the stored
-CSRF key read (sessions and forms outlive a restart); an unfinished round is resumed at once.
+the last process are marked interrupted and their files removed, expired browser sessions
+swept, and the stored CSRF key read (sessions and forms outlive a restart); an unfinished
+round is resumed at once. A submission whose worker dies is ended as soon as the scheduler
+sees it (within ``poll_s``). Every request passes ``service_guard.Guard`` (security headers,
+no cross-site posts, body timeouts).
 """
 
 from __future__ import annotations
@@ -21,11 +24,14 @@ from pathlib import Path
 
 from fastapi import FastAPI
 
+from arena.server.folder import remove_tree
 from arena.service.accounts import ServiceDb
 from arena.service.scheduler import plan
+from arena.service.uploads import upload_area
 from arena.tournament.league.store import LeagueStore
 from arena.web.app import create_app
 from arena.web.service_accounts import account_routes
+from arena.web.service_guard import Guard
 from arena.web.service_pages import league_routes
 from arena.web.service_state import Limits, ServiceState
 from arena.web.service_submissions import submission_routes
@@ -69,7 +75,9 @@ def create_service_app(
     )
     state.failed.limit = limits.login_failures
     state.failed.window_s = limits.login_window_s
-    app = create_app([db])
+    _sweep_uploads(db)  # files of uploads whose worker died with the last process
+    app = create_app([db], public=True)
+    app.add_middleware(Guard, body_s=limits.body_timeout_s)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -95,6 +103,7 @@ async def _schedule(state: ServiceState) -> None:
         for submission_id, proc in list(state.workers.items()):
             if proc.poll() is not None:
                 del state.workers[submission_id]
+                await asyncio.to_thread(_ended, state, submission_id, proc.returncode)
         worker = state.round_worker
         if worker is not None and worker.poll() is not None:
             if worker.returncode == 2:  # cannot be planned now (a division short of bots)
@@ -106,6 +115,37 @@ async def _schedule(state: ServiceState) -> None:
                 cluster = ["--cluster", state.cluster] if state.cluster else []
                 state.round_worker = state.spawn("round", *cluster)
         await asyncio.sleep(state.poll_s)
+
+
+def _ended(state: ServiceState, submission_id: int, code: int) -> None:
+    """A submission's worker exited: one that died before its verdict (killed, out of
+    memory) ends its submission now, its files removed, so its owner may submit again."""
+    with state.service() as service:
+        found = service.submission(submission_id)
+        if found is None or found.done:
+            return
+        area = upload_area(state.db)
+        (area / f"{submission_id}.tar.gz").unlink(missing_ok=True)
+        remove_tree(area / str(submission_id))
+        why = f"signal {-code}" if code < 0 else f"exit {code}"
+        service.finish_submission(
+            submission_id,
+            "interrupted",
+            f"the check stopped before its verdict ({why}); send it again",
+            progress="done",
+        )
+
+
+def _sweep_uploads(db: Path) -> None:
+    """Empties the upload area at the start (its submissions were all interrupted)."""
+    area = upload_area(db)
+    if not area.is_dir():
+        return
+    for entry in area.iterdir():
+        if entry.is_dir() and not entry.is_symlink():
+            remove_tree(entry)
+        else:
+            entry.unlink(missing_ok=True)
 
 
 def _due(state: ServiceState) -> bool:

@@ -28,6 +28,7 @@ class Viewer:
     uploads: UploadedReplays
     delay: str  # the spectator delay of live tables (``arena.web.live.DELAYS``)
     poll_s: float  # how often streams look at the databases and the live feeds
+    public: bool = False  # served to strangers: databases named, not their paths
 
     def pick(self, db: int) -> EventData:
         """Database ``db`` (404 when there is none)."""
@@ -41,10 +42,10 @@ class Viewer:
         if event is None:
             names = d.names()
             if not names:
-                raise HTTPException(404, f"{d.path}: no events yet")
+                raise HTTPException(404, f"{d.path.name}: no events yet")
             return str(names[0])
         if not d.has_event(event):
-            raise HTTPException(404, f"{d.path}: no event {event[:40]!r}")
+            raise HTTPException(404, f"{d.path.name}: no event {event[:40]!r}")
         return event
 
     @staticmethod

@@ -116,7 +116,16 @@ def game_routes(v: Viewer) -> APIRouter:
 
     @router.get("/api/compare")
     def compare_api(db: int = 0, event: str | None = None, play: int = 0) -> dict[str, Any]:
+        """The board's finished plays side by side (refused while a play of the board is
+        still being played: its other tables' actions tell its hands)."""
         d = v.pick(db)
-        return d.compare(v.event_name(d, event), play)
+        name = v.event_name(d, event)
+        if d.board_in_play(name, play):
+            raise HTTPException(
+                403,
+                f"play {play}'s board is still being played at another table: its tables are"
+                " compared when every play of the board ends",
+            )
+        return d.compare(name, play)
 
     return router

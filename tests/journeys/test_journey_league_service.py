@@ -359,7 +359,7 @@ def browser_upload(url: str, token: str, bundle: Path) -> None:
         assert forged.status == 403, forged.text()
         page.set_input_files("input[type=file]", str(bundle))
         page.get_by_role("button", name="submit").click()
-        page.wait_for_url("**/service/submissions*")
+        page.wait_for_url("**/service/submissions/**")
 
         def accepted() -> bool:
             latest = request(f"{url}/api/service/submissions")[1][0]

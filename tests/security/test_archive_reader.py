@@ -1,0 +1,125 @@
+"""The archive reader of uploads and bundles (``arena.server.folder.unpack_archive``) against
+archives built to cost memory: a member header the reader would take whole (a GNU long name,
+a pax header, a chain of them, a GNU sparse member's extension blocks), each small once
+gzipped. Each is refused in one line, in a process whose peak memory is measured, far below
+what the header declares; and the two usual ways to pack a folder are read."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from arena.server.folder import FolderError, unpack_archive
+
+pytestmark = [pytest.mark.timeout(300)]
+
+HUGE = 128 << 20
+"""What the worst headers declare: the old reader took this (and more) into memory."""
+
+
+def _header(kind: bytes, size: int, name: str = "././@LongLink") -> bytes:
+    info = tarfile.TarInfo(name)
+    info.type, info.size = kind, size
+    return info.tobuf(format=tarfile.GNU_FORMAT)
+
+
+def _gzip_stream(*parts: bytes, filler: int = 0) -> bytes:
+    """The parts, then ``filler`` bytes of ``a``, gzipped as a stream (the filler never held
+    in memory at once)."""
+    out = io.BytesIO()
+    with gzip.GzipFile(fileobj=out, mode="wb", compresslevel=9, mtime=0) as gz:
+        for part in parts:
+            gz.write(part)
+        block = b"a" * (1 << 20)
+        left = filler
+        while left > 0:
+            gz.write(block[: min(left, len(block))])
+            left -= len(block)
+        gz.write(b"\0" * 1024)
+    return out.getvalue()
+
+
+def worst_archive(attack: str) -> bytes:
+    """An archive whose one member header declares ``HUGE`` bytes, or that chains many."""
+    if attack == "a chain of pax headers":
+        record = b"9 a=bcde\n".ljust(512, b"\n")
+        return _gzip_stream(*(_header(tarfile.XHDTYPE, 512, "pax") + record for _ in range(2000)))
+    if attack == "GNU sparse member":
+        return _gzip_stream(_header(tarfile.GNUTYPE_SPARSE, 0, "s.bin"))
+    kind, name = ATTACKS[attack]
+    return _gzip_stream(_header(kind, HUGE, name), filler=HUGE)
+
+
+ATTACKS = {
+    "GNU long name": (tarfile.GNUTYPE_LONGNAME, "././@LongLink"),
+    "GNU long link": (tarfile.GNUTYPE_LONGLINK, "././@LongLink"),
+    "pax header": (tarfile.XHDTYPE, "pax"),
+    "pax global header": (tarfile.XGLTYPE, "g"),
+}
+
+
+@pytest.mark.parametrize("attack", [*ATTACKS, "a chain of pax headers", "GNU sparse member"])
+def test_a_member_header_past_its_cap_is_refused_before_it_is_read(
+    tmp_path: Path, attack: str
+) -> None:
+    """In a child process (its peak memory its own): refused in one line, under 100 MiB of
+    peak memory where the header declares 128 MiB."""
+    archive = tmp_path / "upload.tar.gz"
+    archive.write_bytes(worst_archive(attack))
+    assert archive.stat().st_size < 2 << 20  # a small upload
+    code = (
+        "import resource, sys\nfrom pathlib import Path\n"
+        "from arena.server.folder import FolderError, unpack_archive\n"
+        "try:\n"
+        f"    unpack_archive(Path({str(archive)!r}).read_bytes(), Path({str(tmp_path / 'o')!r}))\n"
+        "except FolderError as e:\n"
+        "    print(e)\n"
+        "else:\n"
+        "    print('accepted')\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=240)
+    out = done.stdout.strip()
+    assert done.returncode == 0 and len(out.splitlines()) == 1, done.stdout + done.stderr
+    peak_mib = int(done.stderr.split()[-1]) >> 10
+    assert peak_mib < 100, (attack, peak_mib, "MiB")
+    assert "extended header" in out or "sparse" in out, out
+    assert not (tmp_path / "o").exists()
+
+
+def test_the_two_usual_ways_to_pack_a_folder_are_read(tmp_path: Path) -> None:
+    """``tar czf bot.tar.gz -C bot .`` (members ``./bot.toml``) unpacks to the folder;
+    ``tar czf bot.tar.gz bot`` (members ``bot/bot.toml``) keeps its one folder."""
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    (bot / "bot.toml").write_text('name = "b"\ncommand = ["{python}", "bot.py"]\n')
+    (bot / "lib").mkdir()
+    (bot / "lib" / "x.py").write_text("x = 1\n")
+    for flags, where in ((["-C", "bot", "."], ""), (["bot"], "bot/")):
+        packed = tmp_path / "bot.tar.gz"
+        subprocess.run(["tar", "czf", str(packed), *flags], cwd=tmp_path, check=True)
+        out = tmp_path / f"out{len(where)}"
+        unpack_archive(packed.read_bytes(), out)
+        assert (out / where / "bot.toml").is_file() and (out / where / "lib" / "x.py").is_file()
+        packed.unlink()
+
+
+def test_a_name_too_long_for_the_disk_is_refused_without_the_servers_path(
+    tmp_path: Path,
+) -> None:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz", format=tarfile.PAX_FORMAT) as tar:
+        info = tarfile.TarInfo("a" * 300)
+        info.size = 1
+        tar.addfile(info, io.BytesIO(b"x"))
+    target = tmp_path / "out"
+    with pytest.raises(FolderError) as refused:
+        unpack_archive(buffer.getvalue(), target)
+    text = str(refused.value).removeprefix(f"{target}: ")
+    assert str(tmp_path) not in text and "[Errno" not in text, text
