@@ -500,7 +500,10 @@ class _BoundedTarInfo(tarfile.TarInfo):
             tarfile_._arena_chain = 0  # type: ignore[attr-defined]
             if self.type == tarfile.GNUTYPE_SPARSE:
                 raise FolderError(f"'{shown(self.name)}' is a sparse file (refused)")
-        member: tarfile.TarInfo = super()._proc_member(tarfile_)  # type: ignore[misc]
+        try:
+            member: tarfile.TarInfo = super()._proc_member(tarfile_)  # type: ignore[misc]
+        except (ValueError, OverflowError, LookupError) as e:  # a pax record tarfile misreads
+            raise FolderError(f"a damaged bot archive (a member header: {e})") from None
         return member
 
 

@@ -20,13 +20,14 @@ from arena.web.service_state import (
     client_address,
     small_form,
 )
+from arena.web.viewer import PROBLEMS
 
 __all__ = ["account_routes"]
 
 
 def account_routes(state: ServiceState) -> APIRouter:
     """Routes: ``/service/login`` (form and post), ``/service/logout``, the audit log."""
-    router = APIRouter()
+    router = APIRouter(responses=PROBLEMS)
 
     def login_form(request: Request, message: str = "", status: int = 200) -> HTMLResponse:
         """The login form, with a CSRF token tied to a fresh random cookie."""

@@ -18,6 +18,7 @@ from arena.service.uploads import PACKING, UploadRefused, receive, upload_area
 from arena.web.service_guard import RequestTimeout
 from arena.web.service_pages import page, table
 from arena.web.service_state import ServiceState, client_address
+from arena.web.viewer import PROBLEMS
 
 __all__ = ["submission_routes"]
 
@@ -30,7 +31,7 @@ CUT = "the upload was cut off before its end; send it again"
 
 def submission_routes(state: ServiceState) -> APIRouter:
     """Routes: ``POST /api/service/submissions``, the verdict, the log and its page."""
-    router = APIRouter()
+    router = APIRouter(responses=PROBLEMS)
 
     async def accept(
         owner: Owner, request: Request, chunks: AsyncIterator[bytes], gate: bool

@@ -9,14 +9,28 @@ uploaded from the start page (last, listed nowhere).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from fastapi import HTTPException
+from pydantic import BaseModel
 
 from arena.web.data import EventData
 from arena.web.timeline import PERSPECTIVES
 from arena.web.uploads import UploadedReplays
 
-__all__ = ["Viewer", "resume_id"]
+__all__ = ["PROBLEMS", "Problem", "Viewer", "resume_id"]
+
+
+class Problem(BaseModel):
+    """An error's answer: one line, or FastAPI's list of the request's invalid parameters."""
+
+    detail: str | list[dict[str, Any]]
+
+
+PROBLEMS: dict[int | str, dict[str, Any]] = {
+    422: {"model": Problem, "description": "A request, or a replay, that cannot be read"}
+}
+"""The routers' documented 422 (FastAPI documents only its own list form)."""
 
 
 @dataclass

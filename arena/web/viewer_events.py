@@ -10,14 +10,14 @@ from fastapi import APIRouter, Depends, Header
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from arena.web.data import EventData
-from arena.web.viewer import Viewer, resume_id
+from arena.web.viewer import PROBLEMS, Viewer, resume_id
 
 __all__ = ["event_routes"]
 
 
 def event_routes(v: Viewer) -> APIRouter:
     """Routes: ``/api/dbs``, ``/api/event`` and its stream, ``/api/league``."""
-    router = APIRouter()
+    router = APIRouter(responses=PROBLEMS)
 
     @router.get("/api/dbs")
     def dbs_api() -> list[dict[str, Any]]:

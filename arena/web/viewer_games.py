@@ -11,7 +11,7 @@ from fastapi.responses import FileResponse
 
 from arena.web.data import GameFilter
 from arena.web.uploads import UploadRefused
-from arena.web.viewer import Viewer
+from arena.web.viewer import PROBLEMS, Viewer
 
 __all__ = ["game_routes"]
 
@@ -19,7 +19,7 @@ __all__ = ["game_routes"]
 def game_routes(v: Viewer) -> APIRouter:
     """Routes: ``/api/games``, ``/api/replay`` (and its download and upload), ``/api/step``,
     ``/api/compare``."""
-    router = APIRouter()
+    router = APIRouter(responses=PROBLEMS)
 
     @router.post("/api/replay/upload")
     async def replay_upload(request: Request, name: str = "") -> dict[str, Any]:

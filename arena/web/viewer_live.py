@@ -13,14 +13,14 @@ from fastapi.sse import EventSourceResponse, ServerSentEvent
 from arena.tournament.live import live_path
 from arena.web.data import EventData
 from arena.web.live import PublicTable, read_feed, visible_count
-from arena.web.viewer import Viewer, resume_id
+from arena.web.viewer import PROBLEMS, Viewer, resume_id
 
 __all__ = ["live_routes"]
 
 
 def live_routes(v: Viewer) -> APIRouter:
     """Routes: ``/api/live/stream``."""
-    router = APIRouter()
+    router = APIRouter(responses=PROBLEMS)
 
     def feed(db: int = 0, event: str | None = None, play: int = 0) -> tuple[EventData, str, Path]:
         """The stream's database, event and feed file, or 404 before the stream starts (a

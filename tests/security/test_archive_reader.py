@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tarfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -123,3 +124,78 @@ def test_a_name_too_long_for_the_disk_is_refused_without_the_servers_path(
         unpack_archive(buffer.getvalue(), target)
     text = str(refused.value).removeprefix(f"{target}: ")
     assert str(tmp_path) not in text and "[Errno" not in text, text
+
+
+# ---------------------------------------------------------------------- fuzzed
+
+
+KINDS = [tarfile.REGTYPE, tarfile.AREGTYPE, tarfile.DIRTYPE, tarfile.SYMTYPE, tarfile.LNKTYPE,
+         tarfile.CHRTYPE, tarfile.FIFOTYPE, tarfile.CONTTYPE, tarfile.GNUTYPE_SPARSE,
+         tarfile.GNUTYPE_LONGNAME, tarfile.XHDTYPE, tarfile.XGLTYPE, b"Z"]  # fmt: skip
+NAMES = ["bot.toml", "./bot.toml", "bot/bot.toml", "a/b/c.py", "..", "../x", "/etc/x", ".",
+         "./", "a//b", "__pycache__/x.pyc", "x\x00y", "\udcff.bin", "a" * 300]  # fmt: skip
+
+
+def _archive(draw: Any) -> bytes:
+    """A tar drawn member by member (kinds, names, declared and real sizes, pax records),
+    then gzipped, perhaps cut short or with bytes flipped."""
+    from hypothesis import strategies as st
+
+    out = io.BytesIO()
+    for _ in range(draw(st.integers(0, 6))):
+        info = tarfile.TarInfo(draw(st.sampled_from(NAMES) | st.text(max_size=40)))
+        info.type = draw(st.sampled_from(KINDS))
+        data = draw(st.binary(max_size=600))
+        info.size = draw(st.sampled_from([len(data), 0, 1 << 20, 1 << 40, len(data) + 1]))
+        info.mode = draw(st.integers(0, 0o7777))
+        info.linkname = draw(st.sampled_from(["", "/etc/passwd", "../x", "bot.toml"]))
+        keys = st.sampled_from(["path", "size", "linkpath", "GNU.sparse.map", "GNU.sparse.size",
+                                "GNU.sparse.major", "comment", "mtime", "uid"])  # fmt: skip
+        info.pax_headers = draw(st.dictionaries(keys, st.text(max_size=20), max_size=3))
+        form = draw(st.sampled_from([tarfile.PAX_FORMAT, tarfile.GNU_FORMAT, tarfile.USTAR_FORMAT]))
+        try:
+            out.write(info.tobuf(format=form, encoding="utf-8", errors="surrogateescape"))
+        except (ValueError, UnicodeError):
+            continue  # a header tarfile itself cannot write
+        out.write(data + b"\0" * (-len(data) % 512))
+    out.write(b"\0" * 1024)
+    packed = gzip.compress(out.getvalue(), mtime=0)
+    cut = draw(st.integers(0, len(packed)))
+    if draw(st.booleans()):
+        packed = packed[:cut]
+    elif draw(st.booleans()) and packed:
+        flip = bytearray(packed)
+        flip[cut % len(flip)] ^= draw(st.integers(1, 255))
+        packed = bytes(flip)
+    return packed
+
+
+def test_the_archive_reader_fuzzed_refuses_in_one_line_within_bounds(tmp_path: Path) -> None:
+    """Any archive: unpacked, or refused with a one-line ``FolderError`` (never another
+    exception), in bounded time and memory: the Python heap's peak under 4 MiB plus 64 times
+    the upload's size."""
+    import tracemalloc
+
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    counter = iter(range(1_000_000))
+
+    @settings(max_examples=300, deadline=10_000, database=None,
+              suppress_health_check=list(HealthCheck))  # fmt: skip
+    @given(st.composite(_archive)())
+    def fuzz(packed: bytes) -> None:
+        target = tmp_path / str(next(counter))
+        tracemalloc.start()
+        tracemalloc.reset_peak()
+        try:
+            unpack_archive(packed, target)
+        except FolderError as e:
+            assert "\n" not in str(e) and str(e), repr(e)
+            assert not target.exists()
+        finally:
+            peak = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+        assert peak < (4 << 20) + 64 * len(packed), (peak, len(packed))
+
+    fuzz()

@@ -647,3 +647,49 @@ def test_the_token_file_keeps_the_token_out_of_the_process_list(
     out = done.stdout + done.stderr
     assert "no token" not in out and "Traceback" not in out, out
     assert done.returncode in (0, 1), out  # accepted or refused by the check: authenticated
+
+
+# ---------------------------------------------------------------------- every route
+
+
+def test_every_route_of_the_schema_fuzzed_answers_without_a_server_error(
+    service: Service, tmp_path: Path
+) -> None:
+    """Schemathesis draws requests for every operation of the service's OpenAPI schema
+    (bounded: a few dozen each), valid and not, anonymous and as an owner, against the
+    running service: no 5xx, every 2xx within its schema, no traceback in the service's
+    log (the fixture checks it at the end)."""
+    schemathesis = pytest.importorskip("schemathesis", reason="schemathesis is not installed")
+    from hypothesis import HealthCheck, given, settings
+    from schemathesis.checks import not_a_server_error
+    from schemathesis.specs.openapi.checks import (
+        content_type_conformance,
+        response_schema_conformance,
+    )
+
+    from arena.web.service import Limits, create_service_app
+
+    copy = tmp_path / "league.sqlite"
+    with sqlite3.connect(service.db) as source, sqlite3.connect(copy) as target:
+        source.backup(target)
+    raw = create_service_app(copy, Limits(max_upload_bytes=1 << 20)).openapi()
+    schema = schemathesis.openapi.from_dict(raw)
+    checks = [not_a_server_error, response_schema_conformance, content_type_conformance]
+    operations = [result.ok() for result in schema.get_all_operations()]
+    assert len(operations) >= 12, [op.label for op in operations]
+
+    def fuzz(operation: Any, headers: dict[str, str]) -> None:
+        @settings(
+            max_examples=25, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+        )
+        @given(case=operation.as_strategy())
+        def one(case: Any) -> None:
+            if case.method.upper() == "POST":
+                case.body = b"\x1f\x8b" + os.urandom(64)  # an upload: refused at once
+            case.call_and_validate(base_url=service.url, headers=headers, checks=checks)
+
+        one()
+
+    for operation in operations:
+        for headers in ({}, service.bearer("fay")):
+            fuzz(operation, headers)
