@@ -69,7 +69,7 @@ class PlainProgress:
 
 
 def plain_line(progress: Progress, first: tuple[float, int], now: float, top: str) -> str:
-    """``plays 40/144, 3.2 hands/s, ETA 0:32, leader: greedy +210``.
+    """``plays 40/144, boards 18 (2 half-played), 3.2 hands/s, ETA 0:32, leader: greedy +210``.
 
     The ETA runs at the pace since ``first`` (the time and count of this run's first finished
     play), so the bot processes' start-up does not inflate it; "?" until a second play ends.
@@ -81,7 +81,11 @@ def plain_line(progress: Progress, first: tuple[float, int], now: float, top: st
         left = round((now - since) / (done - done_then) * (total - done))
         eta = f"{left // 60}:{left % 60:02d}"
     leader = f", leader: {top.split('  ')[0]}" if top else ""
-    return f"plays {done}/{total}, {progress.hands_per_second:.1f} hands/s, ETA {eta}{leader}"
+    boards = f"boards {progress.boards_done} ({progress.boards_open} half-played)"
+    return (
+        f"plays {done}/{total}, {boards}, {progress.hands_per_second:.1f} hands/s,"
+        f" ETA {eta}{leader}"
+    )
 
 
 def print_failures(rows: Sequence[FailureRow], *, to: Console | None = None) -> None:
@@ -100,3 +104,10 @@ def print_failures(rows: Sequence[FailureRow], *, to: Console | None = None) -> 
 def plural(count: int, noun: str) -> str:
     """``"1 hand"``, ``"2 hands"``."""
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def arena_faults(count: int) -> str:
+    """The plays a run played again after a fault of the arena's, as a clause ('' for none)."""
+    if not count:
+        return ""
+    return f" (and {plural(count, 'play')} played again after a fault of the arena's, not scored)"

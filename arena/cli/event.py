@@ -22,6 +22,7 @@ from arena.cli.common import (
     AllowUnsandboxedOpt,
     ClusterOption,
     PlainProgress,
+    arena_faults,
     make_console,
     plural,
     print_failures,
@@ -43,7 +44,7 @@ from arena.tournament.leaderboard_render import (
     write_leaderboard,
 )
 from arena.tournament.model import EventFileError, EventSpec, load_event
-from arena.tournament.runner import BotCannotStart, EventRunner, manifests_for
+from arena.tournament.runner import BotCannotStart, EventRunner, Stalled, manifests_for
 from arena.tournament.runner import Progress as RunProgress
 from arena.tournament.store import EventStore, StoreError
 
@@ -100,7 +101,18 @@ def run(
             except EventFileError as e:
                 console.print(f"[red]invalid event[/red]: {escape(str(e))}", soft_wrap=True)
                 raise typer.Exit(2) from None
+            existed = any(info.name == spec.name for info in store.events())
             store.create_event(spec, plan)
+            if existed:
+                before = store.event_summary(spec.name)
+                console.print(
+                    f"continuing event {spec.name!r} in {path}: {before.plays_done}/"
+                    f"{before.plays_total} plays recorded before (--db FILE for a new one)",
+                    highlight=False,
+                    soft_wrap=True,
+                )
+            else:
+                console.print(f"results: {path}", highlight=False, soft_wrap=True)
             _play(
                 store,
                 spec.name,
@@ -183,7 +195,10 @@ def _play(
 
         def on_play(progress: RunProgress, _play: object) -> None:
             now = time.monotonic()
-            rate = f"{progress.hands_per_second:.1f} hands/s"
+            rate = (
+                f"{progress.hands_per_second:.1f} hands/s, boards {progress.boards_done}"
+                f" ({progress.boards_open} half-played)"
+            )
             if plain is not None:
                 plain(progress, lambda: _top(store, event), now)
                 return
@@ -218,6 +233,15 @@ def _play(
                 highlight=False,
             )
             raise typer.Exit(1) from None
+        except Stalled as e:
+            bar.stop()
+            again = resume_command(db, event, store, jobs, cluster, out, allow_unsandboxed)
+            console.print(
+                f"[red]error[/red]: {escape(str(e))}; continue with: {escape(again)}",
+                soft_wrap=True,
+                highlight=False,
+            )
+            raise typer.Exit(1) from None
         bar.update(task, completed=progress.plays_done, top=_top(store, event))
     summary = store.event_summary(event)
     if runner.stopping:
@@ -231,7 +255,12 @@ def _play(
     board = build_leaderboard(store, event)
     if board.ratings:
         console.print(_ratings_table(board))
-    if (created := other_event(board, out)) is not None:
+    finished = summary.plays_done == summary.plays_total
+    if not finished:
+        # A leaderboard of part of the event goes beside its database: the files in ``out``
+        # (the committed ladder rungs, say) are replaced only by a finished event's.
+        out = db.parent / f"{db.name}.partial"
+    if finished and (created := other_event(board, out)) is not None:
         console.print(
             f"note: {out}/{board.event}.md, .json and .html held another event of this"
             f" name (created {created}, another database?); they are replaced",
@@ -240,13 +269,15 @@ def _play(
     paths = write_leaderboard(board, out)
     console.print(
         f"{summary.boards_done}/{boards_total} boards, {plural(board.hands, 'hand')}, "
-        f"{plural(progress.failures, 'failure')}; results in {db}",
+        f"{plural(progress.failures, 'failure')}{arena_faults(progress.arena_faults)};"
+        f" results in {db}",
         highlight=False,
     )
     levels = ", ".join(f"{n} {level}" for level, n in store.sandbox_levels(event).items())
     console.print(f"plays by sandbox level: {levels}", highlight=False)
     print_failures(board.failures)
-    console.print(f"leaderboard: {paths[2]}  ({paths[0].name}, {paths[1].name})", highlight=False)
+    what = "leaderboard" if finished else "leaderboard so far (the event is unfinished)"
+    console.print(f"{what}: {paths[2]}  ({paths[0].name}, {paths[1].name})", highlight=False)
     if runner.stopping:
         # The shell's convention: 128 + the signal (130 for Ctrl-C, 143 for SIGTERM).
         raise typer.Exit(128 + (runner.stopped_by or signal.SIGINT))
@@ -268,7 +299,7 @@ def _runs(spec: EventSpec) -> Path:
         manifests = manifests_for(spec)
     except ManifestError:
         return RUNS  # the run reports the bad manifest
-    return runs_folder(f for m in manifests.values() for f in (m.folder, m.cwd))
+    return runs_folder(manifests.values())
 
 
 def resume_command(

@@ -213,6 +213,10 @@ def gate(
         sandbox = require_sandbox(allow_unsandboxed)
         print(f"bot processes sandboxed: {sandbox.summary()}", file=sys.stderr)
         print(f"deals: {seed_text(seed)}", file=sys.stderr)
+        kept = config.logs or (None if db is None else db.parent / f"{db.name}.logs")
+        where = [f"results: {db or 'a temporary database'}", f"bots' logs: {kept}"]
+        where += [f"reports: {', '.join(str(p) for p in (json_out, junit) if p is not None)}"]
+        print("; ".join(w for w in where if not w.endswith(": ")), file=sys.stderr)
         try:
             report = run_gate(config, on_look=live)
         finally:
@@ -239,14 +243,13 @@ def gate(
 def _runs(*bots: str) -> Path:
     """``runs`` here, unless that is inside a bot's folder (the CI workflow runs the gate from
     the bot's checkout); a bot that does not resolve leaves it to the gate to say why."""
-    folders: list[Path] = []
+    manifests = []
     for bot in bots:
         try:
-            manifest = resolve_bot(bot)
+            manifests.append(resolve_bot(bot))
         except ManifestError:
             continue
-        folders += [manifest.folder, manifest.cwd]
-    return runs_folder(folders)
+    return runs_folder(manifests)
 
 
 def _resume_hint(db: Path | None, plays: int | None) -> None:

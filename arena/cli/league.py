@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import shlex
+import signal
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,6 +20,7 @@ from arena.cli.common import (
     AllowUnsandboxedOpt,
     ClusterOption,
     PlainProgress,
+    arena_faults,
     make_console,
     plural,
     print_failures,
@@ -29,6 +32,7 @@ from arena.tournament.leaderboard_render import rating_text
 from arena.tournament.league.render import league_board, write_league
 from arena.tournament.league.season import (
     MIN_DIVISION,
+    GateInterrupted,
     GateRefused,
     close_season,
     history,
@@ -150,11 +154,22 @@ def submit_command(
             token = league_service.read_token(token_file)
         league_service.submit_to_server(Path(manifest), server, token, gate)
         return
+    again = ["arena", "league", "submit", manifest, "--db", str(db)]
+    again += [*(["--owner", owner] if owner is not None else []), *(["--gate"] if gate else [])]
     with _league(db) as store:
         try:
             result = submit(store, manifest, owner=owner, gate=gate, on_gate=_gate_line())
         except GateRefused as e:
             _fail(str(e), code=1)
+        except GateInterrupted as e:
+            _interrupted(f"{e}; continue with: {shlex.join(again)}", e.signum)
+        except KeyboardInterrupt:  # Ctrl-C outside the gate's run (which stops on its own)
+            # the gate's event loop may not have started: its coroutine is dropped unawaited
+            warnings.filterwarnings("ignore", "coroutine .* was never awaited")
+            _interrupted(
+                f"interrupted: nothing registered; continue with: {shlex.join(again)}",
+                signal.SIGINT,
+            )
         v = result.version
         if not result.new:
             console.print(f"{v.bot}: unchanged, still version {v.number} ({v.hash[:12]})")
@@ -166,7 +181,13 @@ def submit_command(
             highlight=False,
         )
         if result.gate is not None:
-            console.print(f"  gate: {result.gate.summary()}", highlight=False)
+            console.print(f"  gate: {result.gate_line()}", highlight=False)
+
+
+def _interrupted(message: str, signum: int) -> None:
+    """Says what an interrupted command left and how to continue; exits 128 + the signal."""
+    console.print(escape(message), soft_wrap=True, highlight=False)
+    raise typer.Exit(128 + signum)
 
 
 @app.command()
@@ -277,7 +298,7 @@ def _run(
             if not quiet:
                 console.print(
                     f"  finished: {plural(result.hands, 'hand')} played now,"
-                    f" {plural(result.failures, 'failure')}; "
+                    f" {plural(result.failures, 'failure')}{arena_faults(result.arena_faults)}; "
                     f"leaderboard: {paths[2]}",
                     highlight=False,
                 )

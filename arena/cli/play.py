@@ -172,7 +172,7 @@ def play(
         seed = secrets.randbits(128)
     names = _seat_names(manifests)
     if out is None:  # no seed in the name: a bot may see its log folder's path
-        runs = runs_folder(f for m in manifests for f in (m.folder, m.cwd))
+        runs = runs_folder(manifests)
         out = runs / "play" / f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(4)}.json"
     options = make_options(target, hands, grand)
     clock = TimeControl(decision_ms, bank_ms)

@@ -7,7 +7,9 @@ machine it costs about 15 % less CPU per message at both ends of a stream: with 
 of random bots, 10 to 35 % more decisions per second (docs/referee.md, section 9).
 
 gRPC reads its settings once, when it is first imported, so the entry points (``arena.cli``,
-``sdk``, the test suite) call ``configure()`` before anything imports gRPC. It sets them for
+``sdk``, the test suite) call ``configure()`` before anything imports gRPC, and so does
+``arena.server`` before it loads gRPC: a process the arena did not start, such as a Dask
+worker started by hand, gets them as soon as it unpickles a task. It sets them for
 this process and for the bot processes the referee starts (they inherit the environment):
 
 * ``GRPC_EXPERIMENTS``, for the polling I/O, when the installed grpcio is a release known
@@ -15,7 +17,8 @@ this process and for the bot processes the referee starts (they inherit the envi
   gRPC logs an error for each name it does not know;
 * ``GRPC_ENABLE_FORK_SUPPORT=0``: the referee starts its bots with fork and exec (uvloop's
   spawn, ``arena.runtime.aio``), and gRPC's fork handlers, meant for processes that go on using
-  gRPC after a fork, would only log "skipping fork() handlers" at every start.
+  gRPC after a fork, log "skipping fork() handlers" at every start while gRPC's threads run,
+  and the forked child, which must only exec, sometimes died with SIGSEGV before it did.
 
 A variable that is set already is left alone (``GRPC_EXPERIMENTS=``, empty, keeps gRPC's
 default I/O); if gRPC is imported already, the settings reach only the processes started

@@ -13,7 +13,9 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["RUNS", "runs_folder", "state_runs_folder"]
+from arena.server.manifest import BUILTIN_DIR, Manifest
+
+__all__ = ["RUNS", "bot_folders", "runs_folder", "state_runs_folder"]
 
 RUNS = Path("runs")
 """The default folder, relative to the working folder."""
@@ -25,10 +27,25 @@ def state_runs_folder() -> Path:
     return Path(state) / "tichu-arena" / "runs"
 
 
-def runs_folder(bot_folders: Iterable[Path]) -> Path:
-    """``runs`` here, or the state folder when ``runs`` would lie inside one of ``bot_folders``."""
+def bot_folders(manifests: Iterable[Manifest]) -> list[Path]:
+    """The folders whose files are a bot's: its manifest's folder and the folder it runs in.
+
+    A built-in bot's is its folder of ``example_bots`` alone: it runs in the project's root
+    (``workdir = "../.."``, so ``python -m`` finds ``example_bots``), which its sandbox does
+    not show, and the project root is where the README's commands write ``runs/``.
+    """
+    folders: list[Path] = []
+    for m in manifests:
+        builtin = m.folder.resolve().parent == BUILTIN_DIR.resolve()
+        folders += [m.folder] if builtin else [m.folder, m.cwd]
+    return folders
+
+
+def runs_folder(manifests: Iterable[Manifest]) -> Path:
+    """``runs`` here, or the state folder when ``runs`` would lie inside a bot's folder
+    (``bot_folders``)."""
     here = RUNS.resolve()
-    for folder in bot_folders:
+    for folder in bot_folders(manifests):
         inside = folder.resolve()
         if here == inside or inside in here.parents:
             return state_runs_folder()

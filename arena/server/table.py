@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
+import signal
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
@@ -51,6 +52,10 @@ end): its drop is then judged a crash, with its exit code, not a disconnect."""
 
 FINISHED_TOKENS = 40_000
 """Tokens of finished tables remembered (refused as over rather than unknown)."""
+
+ARENA_FAULT = "the arena's fault: "
+"""How the detail of a failure the arena caused, not the bot, begins (``Table._arena_fault``):
+a runner replays such a play rather than record it against the bot."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -242,8 +247,23 @@ class Table:
     def _why_absent(self, seat: int) -> tuple[FailureKind, str]:
         code = self._exit_codes.get(seat)
         if code is not None:
+            if self._arena_fault(code):
+                return FailureKind.CRASH, (
+                    f"{ARENA_FAULT}the sandbox's process was killed by {_signal_name(code)}"
+                    " before the bot joined (a bot's own crash in its sandbox is an exit code)"
+                )
             return FailureKind.CRASH, f"the bot process exited with code {code} before joining"
         return FailureKind.DISCONNECT, "did not join the table"
+
+    def _arena_fault(self, code: str) -> bool:
+        """Whether a bot process that ended before joining ended by the arena's fault: in the
+        ``full`` sandbox the runner's child is bwrap, which turns any end of the bot's own
+        processes into an exit code, so a signal that ended it (without a known cause such
+        as the memory limit) came from outside the bot: the runner's fork before the
+        sandbox started, or the host."""
+        sandbox = self.spec.meta.get("sandbox")
+        full = isinstance(sandbox, Mapping) and sandbox.get("level") == "full"
+        return full and code.startswith("-") and code[1:].isdigit()
 
     def replay_path(self, k: int) -> Path | None:
         """Where match ``k``'s replay is written (``None``: not written)."""
@@ -452,3 +472,11 @@ class TableManager:
             table.abort("the referee is shutting down")
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._idle.wait(), 5.0)
+
+
+def _signal_name(code: str) -> str:
+    """``SIGSEGV`` for the exit code ``-11``."""
+    try:
+        return signal.Signals(int(code[1:])).name
+    except ValueError:
+        return f"signal {code[1:]}"

@@ -488,22 +488,14 @@ class ServiceDb:
         ).fetchone()
         return row is not None
 
-    def unfinished(self) -> list[int]:
-        """The submissions not yet given their verdict (queued or being checked)."""
+    def unfinished(self) -> list[Submission]:
+        """Submissions without their verdict (queued, or running when the last service
+        stopped), oldest first."""
         rows = self._conn.execute(
-            "SELECT id FROM service_submissions WHERE status IN ('queued', 'running')"
+            f"SELECT {_SUBMISSION_COLUMNS} FROM service_submissions"
+            " WHERE status IN ('queued', 'running') ORDER BY id"
         )
-        return [int(r[0]) for r in rows]
-
-    def interrupt_unfinished(self) -> int:
-        """Marks submissions whose worker died with the last service as interrupted."""
-        with self._write() as conn:
-            cursor = conn.execute(
-                "UPDATE service_submissions SET status = 'interrupted',"
-                " reason = 'the service stopped while it was checked; submit it again'"
-                " WHERE status IN ('queued', 'running')"
-            )
-            return cursor.rowcount
+        return [_submission(row) for row in rows]
 
     # ------------------------------------------------------------------------- rounds
 

@@ -4,7 +4,8 @@ verdict (``arena league submit FOLDER --server URL``).
 The folder is packed with ``arena.server.bundle.bundle_of`` (the bot-folder rules: no links,
 devices or FIFOs, capped; each file read once by streaming), sent as one gzipped tar with
 the token in an ``Authorization: Bearer`` header, and the client polls the submission until
-it has its verdict, handing each new progress line to the caller. Plain ``urllib``: the
+it has its verdict, handing each new progress line to the caller (through a restart of the
+service, which checks the submission again). Plain ``urllib``: the
 arena needs no HTTP client library for this.
 """
 
@@ -22,7 +23,7 @@ from arena.rules import ArenaError
 from arena.server.bundle import BundleError, bundle_of
 from arena.server.manifest import ManifestError, load_manifest
 
-__all__ = ["RemoteError", "pack", "submit_remote"]
+__all__ = ["RemoteError", "Unreachable", "pack", "submit_remote"]
 
 
 class RemoteError(ArenaError):
@@ -31,6 +32,10 @@ class RemoteError(ArenaError):
     def __init__(self, message: str, code: int = 2) -> None:
         super().__init__(message)
         self.code = code
+
+
+class Unreachable(RemoteError):
+    """The server did not answer (down, restarting, or a wrong address)."""
 
 
 def pack(folder: Path) -> tuple[str, bytes]:
@@ -69,7 +74,7 @@ def _request(
             detail = e.reason
         raise RemoteError(f"the server refused it ({e.code}): {detail}") from None
     except (urllib.error.URLError, OSError) as e:
-        raise RemoteError(f"cannot reach {url}: {getattr(e, 'reason', e)}") from None
+        raise Unreachable(f"cannot reach {url}: {getattr(e, 'reason', e)}") from None
 
 
 def submit_remote(
@@ -100,7 +105,17 @@ def submit_remote(
     shown = ""
     deadline = time.monotonic() + patience_s
     while True:
-        data = _request(f"{base}/api/service/submissions/{submission}", token)
+        try:
+            data = _request(f"{base}/api/service/submissions/{submission}", token)
+        except Unreachable:
+            # A restart of the service checks the submission again: wait for it.
+            if shown != "unreachable":
+                shown = "unreachable"
+                say(f"{base} does not answer (restarting?); waiting for the verdict")
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(poll_s)
+            continue
         if data["progress"] and data["progress"] != shown and data["progress"] != "done":
             shown = data["progress"]
             say(shown)

@@ -16,7 +16,10 @@ never reaches memory or disk beyond its cap. ``process`` (in a worker process, s
    ``arena league submit`` calls, so the manifest, sandbox and hash rules are the same, and
    the gate runs against the previous version when asked.
 
-The upload area is emptied of the submission's files whatever happens. The verdict, the
+The upload area is emptied of the submission's files once its verdict is recorded; a
+submission stopped before its verdict (the service stopped, restarted or was killed) keeps
+its archive and is checked again, from the start, when the service starts: it is never
+admitted without its verdict. The verdict, the
 check report and the gate's report are stored with the submission (``ServiceDb``), and the
 author's client polls for them.
 """
@@ -26,8 +29,10 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from collections.abc import AsyncIterator, Callable
-from contextlib import closing
+import signal
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,18 +45,20 @@ from arena.server.image import release_folder_image
 from arena.server.manifest import ManifestError, load_manifest
 from arena.server.sandbox import SandboxError, require_sandbox
 from arena.service.accounts import ServiceDb
-from arena.tournament.league.season import GateRefused, submit
+from arena.tournament.league.season import GateInterrupted, GateRefused, submit
 from arena.tournament.league.spec import BOT_NAME
 from arena.tournament.league.store import LeagueStore
 from arena.tournament.store import StoreError
 
 __all__ = [
+    "EXIT_PENDING",
     "MAX_UPLOAD_BYTES",
     "PACKING",
     "UploadRefused",
     "process",
     "public_reason",
     "receive",
+    "resumable",
     "upload_area",
 ]
 
@@ -60,6 +67,8 @@ MAX_UPLOAD_BYTES = MAX_BUNDLE_BYTES
 
 EXIT_ACCEPTED, EXIT_REFUSED, EXIT_BAD = 0, 1, 2
 """The author's exit codes, as the local ``league submit``: accepted, refused, bad input."""
+EXIT_PENDING = 3
+"""A worker's exit when its submission was stopped before its verdict (still queued)."""
 
 
 class UploadRefused(ArenaError):
@@ -83,7 +92,12 @@ async def receive(chunks: AsyncIterator[bytes], target: Path, max_bytes: int) ->
     """
     size = 0
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    if target.exists() or target.is_symlink():
+        raise FileExistsError(target)
+    # Received under another name and renamed once whole: an archive in the upload area is
+    # complete, so a submission the service was stopped in can be checked again.
+    partial = target.with_name(target.name + ".part")
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     try:
         with os.fdopen(fd, "wb") as out:
             async for chunk in chunks:
@@ -96,8 +110,9 @@ async def receive(chunks: AsyncIterator[bytes], target: Path, max_bytes: int) ->
                 out.write(chunk)
         if size == 0:
             raise UploadRefused("the upload is empty: send the bot's folder packed", 400)
+        os.replace(partial, target)
     except BaseException:
-        target.unlink(missing_ok=True)
+        partial.unlink(missing_ok=True)
         raise
     return size
 
@@ -121,7 +136,13 @@ def process(
     allow_unsandboxed: bool = False,
     check: CheckSettings | None = None,
 ) -> Verdict:
-    """Unpacks, checks and submits one upload, recording progress and the verdict."""
+    """Unpacks, checks and submits one upload, recording progress and the verdict.
+
+    Stopped before its verdict (a signal: the service stops or restarts), the submission
+    stays queued with its archive, registers nothing, and is checked again from the start
+    when the service starts (``resumable``); its verdict's status is then ``queued`` and its
+    exit ``EXIT_PENDING``.
+    """
     service = ServiceDb(db)
     folder = archive.with_suffix("").with_suffix("")
     report: dict[str, Any] = {"exit": EXIT_BAD}
@@ -130,22 +151,58 @@ def process(
         service.update_submission(submission_id, progress=line)
 
     try:
-        service.update_submission(submission_id, status="running", progress="unpacking")
-        verdict = _process(db, service, submission_id, archive, folder, gate, say, report,
-                           allow_unsandboxed, check)  # fmt: skip
+        with _stops() as stops:
+            remove_tree(folder)  # what a worker killed before left unpacked
+            service.update_submission(submission_id, status="running", progress="unpacking")
+            verdict = _process(db, service, submission_id, archive, folder, gate, say, report,
+                               allow_unsandboxed, check, lambda: bool(stops))  # fmt: skip
+    except (GateInterrupted, KeyboardInterrupt):
+        reason = "stopped before its verdict; checked again when the service starts"
+        service.update_submission(submission_id, status="queued", progress=reason)
+        service.close()
+        return Verdict("queued", reason, EXIT_PENDING, report)
     except ArenaError as e:
         verdict = Verdict("refused", _line(str(e)), report.get("exit", EXIT_BAD), report)
     except OSError as e:  # the upload area full, say: said without the server's paths
         verdict = Verdict("refused", f"the server could not unpack it: {e.strerror}", 2, report)
     finally:
-        archive.unlink(missing_ok=True)
         remove_tree(folder)
     reason = public_reason(verdict.reason, db)
     service.finish_submission(
         submission_id, verdict.status, reason, report=verdict.report, progress="done"
     )
+    archive.unlink(missing_ok=True)  # only once the verdict is recorded
     service.close()
     return verdict
+
+
+@contextmanager
+def _stops() -> Iterator[list[int]]:
+    """Ctrl-C and SIGTERM raise ``KeyboardInterrupt`` in the block and are listed, so a
+    smoke check cut short by them (which reads as failed checks) is known to be stopped, not
+    failed. The gate's runner takes both signals over while it plays."""
+    stops: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield stops
+        return
+
+    def stop(signum: int, _frame: object) -> None:
+        stops.append(signum)
+        raise KeyboardInterrupt
+
+    before = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield stops
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+
+
+def resumable(db: Path, submission_id: int) -> Path | None:
+    """The archive of an unfinished submission, if it was received whole (it is checked
+    again), else None."""
+    archive = upload_area(db) / f"{submission_id}.tar.gz"
+    return archive if archive.is_file() and not archive.is_symlink() else None
 
 
 def _line(text: str) -> str:
@@ -163,6 +220,7 @@ def _process(
     report: dict[str, Any],
     allow_unsandboxed: bool,
     check: CheckSettings | None,
+    stopped: Callable[[], bool],
 ) -> Verdict:
     data = archive.read_bytes()
     kind = _not_a_gzipped_tar(data)
@@ -217,6 +275,8 @@ def _process(
         )
     finally:
         release_folder_image(root)  # a copy in memory: not kept for the next hour
+    if stopped():
+        raise KeyboardInterrupt  # its checks were cut short: no verdict
     report["check"] = [
         {"name": r.name, "passed": r.passed, "detail": r.detail, "seconds": round(r.seconds, 2)}
         for r in checked.results
@@ -252,7 +312,7 @@ def _process(
     else:
         reason = f"{version.bot}: version {version.number}, plays from the next round"
         if result.gate is not None:
-            reason += f"; gate: {result.gate.summary()}"
+            reason += f"; gate: {result.gate_line()}"
     with contextlib.suppress(OSError):
         remove_tree(folder)
     return Verdict("accepted", _line(reason), EXIT_ACCEPTED, report)

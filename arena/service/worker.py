@@ -23,13 +23,13 @@ from pathlib import Path
 from arena.rules import ArenaError
 from arena.runtime.aio import tune_gc
 from arena.service.accounts import ServiceDb
-from arena.service.uploads import process
+from arena.service.uploads import EXIT_PENDING, process
 from arena.tournament.league.season import next_round, play_round, round_lock
 from arena.tournament.league.store import LeagueStore
 
 __all__ = ["EXIT_INTERRUPTED", "main", "play_one_round"]
 
-EXIT_INTERRUPTED = 3
+EXIT_INTERRUPTED = EXIT_PENDING
 """A round stopped before its last play (a signal); the next worker continues it."""
 
 _PR_SET_PDEATHSIG = 1

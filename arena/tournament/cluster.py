@@ -5,13 +5,14 @@ running ``dask scheduler`` with ``dask worker`` processes) or ``--cluster local:
 cluster of N worker processes, started and stopped here). Dask is an optional dependency
 (``pip install 'tichu-arena[cluster]'``).
 
-* **A task is a batch of duplicate pairs**: the pending plays of up to ``boards_per_task``
-  boards of one table of one round (one line-up), both rotations, so a worker plays whole
-  comparisons. The worker runs the referee in its own process and starts the bots there,
-  sandboxed as well as its host allows: one set of four processes per rotation, reused over
-  the batch's boards and never shared between rotations (as the local runner's sessions), the
-  two rotations played at once. It returns each play's hand rows, failure count and replay,
-  and the bots' logs. Nothing on the worker touches the results database.
+* **A task is one session**: the pending plays of up to ``boards_per_task`` boards of one
+  table of one round in one rotation (``session_tasks``). The worker runs the referee in its
+  own process and starts the four bots there, sandboxed as well as its host allows, and plays
+  the boards on them. The driver submits tasks by the rules every runner shares
+  (``arena.tournament.scheduling``): the rotations of one batch never at once (the twin
+  exclusion), a half-played batch's next rotation first, as many tasks at once as the workers
+  have threads. A worker returns each play's hand rows, failure count and replay, and the
+  bots' logs. Nothing on the worker touches the results database.
 * **One writer**: the driver records each returned play (replay file first, then its hands in
   one transaction), exactly as the local runner does. A task's Dask key is made of its play
   ids and a token of the driver's run (so a resumed driver never meets the keys of the one
@@ -44,20 +45,27 @@ from arena.rules.errors import ArenaError
 from arena.server.bundle import BotBundle, bundle_of, unpack
 from arena.server.manifest import Limits
 from arena.server.table import TableSpec
-from arena.tournament.runner import EventRunner, Progress, hand_rows
+from arena.tournament.runner import (
+    EventRunner,
+    Progress,
+    Session,
+    hand_rows,
+    session_slots,
+    sessions_of,
+)
+from arena.tournament.scheduling import BoardScheduler, Slot
 from arena.tournament.store import HandRow, StoredPlay
 
 __all__ = [
     "LOG_BYTES",
     "ClusterError",
     "DaskExecutor",
-    "PairTask",
     "PlayOutcome",
+    "SessionTask",
     "TaskResult",
-    "TaskSession",
     "executor_for",
-    "pair_tasks",
     "play_task",
+    "session_tasks",
 ]
 
 LOG_BYTES = 256 * 1024
@@ -76,19 +84,13 @@ BOARDS_PER_TASK = 8
 
 
 @dataclass(frozen=True)
-class TaskSession:
-    """One rotation of a task: the play ids in order and the table that plays them."""
-
-    play_ids: tuple[int, ...]
-    table: TableSpec
-
-
-@dataclass(frozen=True)
-class PairTask:
-    """Duplicate pairs of one line-up and the four bots, as sent to a worker."""
+class SessionTask:
+    """One session as sent to a worker: its play ids in order, the table that plays them on
+    one set of bot processes, and the four bots."""
 
     key: str
-    sessions: tuple[TaskSession, ...]
+    play_ids: tuple[int, ...]
+    table: TableSpec
     bots: tuple[BotBundle, BotBundle, BotBundle, BotBundle]
     limits: Limits
     allow_unsandboxed: bool = False
@@ -120,13 +122,15 @@ def executor_for(cluster: str | None, allow_unsandboxed: bool = False) -> DaskEx
     return DaskExecutor(cluster, allow_unsandboxed=allow_unsandboxed)
 
 
-def pair_tasks(
+def session_tasks(
     runner: EventRunner,
     pending: Sequence[StoredPlay],
     allow_unsandboxed: bool = False,
     boards_per_task: int = BOARDS_PER_TASK,
-) -> list[PairTask]:
-    """Groups ``pending`` into tasks of up to ``boards_per_task`` boards of one table and round."""
+) -> tuple[list[SessionTask], list[Slot]]:
+    """Cuts ``pending`` into tasks of one rotation of up to ``boards_per_task`` boards of one
+    table and round, with each task's place in the scheduler (``session_slots``): the
+    rotations of one batch of boards form a group, and hold the same (bot, round) keys."""
     if boards_per_task < 1:
         raise ValueError(f"boards_per_task must be at least 1, not {boards_per_task}")
     run = uuid.uuid4().hex[:12]  # this call's own keys: none is left over from another driver
@@ -134,32 +138,34 @@ def pair_tasks(
     tables: dict[tuple[int, int], list[StoredPlay]] = {}
     for sp in pending:
         tables.setdefault((sp.play.round, sp.play.table), []).append(sp)
-    tasks = []
-    for (round_, table), plays in tables.items():
+    sessions: list[Session] = []
+    for plays in tables.values():
         boards = sorted({sp.play.board for sp in plays})
         for i in range(0, len(boards), boards_per_task):
             chosen = set(boards[i : i + boards_per_task])
-            batch = sorted(
-                (sp for sp in plays if sp.play.board in chosen),
-                key=lambda sp: (sp.play.rotation, sp.play.board),
+            sessions += sessions_of([sp for sp in plays if sp.play.board in chosen])
+    slots = session_slots(sessions, runner.manifests)
+    tasks = []
+    for s in sessions:
+        table_id = f"r{s.round}-t{s.table}-rot{s.rotation}-p{s.plays[0].play.ordinal}"
+        spec = runner.table_spec(s.seats, s.plays, table_id, [None] * len(s.plays))
+        key = f"tichu-{runner.event}-{run}-plays-" + "-".join(str(sp.id) for sp in s.plays)
+        b = tuple(bundles[name] for name in s.seats)
+        tasks.append(
+            SessionTask(
+                key,
+                tuple(sp.id for sp in s.plays),
+                spec,
+                (b[0], b[1], b[2], b[3]),
+                runner.spec.limits,
+                allow_unsandboxed,
             )
-            sessions = []
-            for rotation in sorted({sp.play.rotation for sp in batch}):
-                group = [sp for sp in batch if sp.play.rotation == rotation]
-                table_id = f"r{round_}-t{table}-rot{rotation}-p{group[0].play.ordinal}"
-                spec = runner.table_spec(group[0].play.seats, group, table_id, [None] * len(group))
-                sessions.append(TaskSession(tuple(sp.id for sp in group), spec))
-            key = f"tichu-{runner.event}-{run}-plays-" + "-".join(str(sp.id) for sp in batch)
-            b = tuple(bundles[name] for name in batch[0].play.seats)
-            four = (b[0], b[1], b[2], b[3])
-            tasks.append(
-                PairTask(key, tuple(sessions), four, runner.spec.limits, allow_unsandboxed)
-            )
-    return tasks
+        )
+    return tasks, slots
 
 
-def play_task(task: PairTask) -> TaskResult:
-    """Plays a task's sessions on this worker and returns their outcomes (runs on the worker)."""
+def play_task(task: SessionTask) -> TaskResult:
+    """Plays a task's session on this worker and returns its outcomes (runs on the worker)."""
     from arena.runtime import configure
 
     configure()  # before this process imports gRPC, if it has not yet
@@ -173,54 +179,44 @@ def play_task(task: PairTask) -> TaskResult:
     return result
 
 
-async def _play(task: PairTask, manifests: list[Any], tmp: Path) -> TaskResult:
-    import asyncio
-
+async def _play(task: SessionTask, manifests: list[Any], tmp: Path) -> TaskResult:
     from arena.server import ArenaServer, play_table
     from arena.server.sandbox import require_sandbox
 
     sandbox = require_sandbox(task.allow_unsandboxed)  # this worker's host, probed once
     server = ArenaServer(port=0, runs_dir=None)
     await server.start()
-
-    async def session(s: TaskSession) -> list[PlayOutcome]:
-        table_id = s.table.table_id or "table"
-        replays = [tmp / f"play-{play_id}.json" for play_id in s.play_ids]
-        plans = tuple(
-            replace(plan, replay=path) for plan, path in zip(s.table.plans, replays, strict=True)
-        )
+    table_id = task.table.table_id or "table"
+    replays = [tmp / f"play-{play_id}.json" for play_id in task.play_ids]
+    plans = tuple(
+        replace(plan, replay=path) for plan, path in zip(task.table.plans, replays, strict=True)
+    )
+    try:
         _, records = await play_table(
             server,
-            replace(s.table, plans=plans),
+            replace(task.table, plans=plans),
             manifests,
             log_dir=tmp / "logs" / table_id,
             sandbox=sandbox,
             limits=task.limits,
         )
-        if len(records) != len(s.play_ids) or any(
-            r.termination is Termination.ABORTED for r in records
-        ):
-            raise ClusterError(f"table {table_id} was cut short on the worker")
-        return [
-            PlayOutcome(
-                play_id,
-                tuple(hand_rows(record)),
-                len(record.failures),
-                path.read_bytes(),
-                record.replay.meta.get("sandbox"),
-            )
-            for play_id, record, path in zip(s.play_ids, records, replays, strict=True)
-        ]
-
-    try:
-        done = await asyncio.gather(*(session(s) for s in task.sessions))
     finally:
         await server.stop(grace_s=1.0)
-    logs = tuple(
-        (s.table.table_id or "table", tuple(_logs(tmp / "logs" / (s.table.table_id or "table"))))
-        for s in task.sessions
+    if len(records) != len(task.play_ids) or any(
+        r.termination is Termination.ABORTED for r in records
+    ):
+        raise ClusterError(f"table {table_id} was cut short on the worker")
+    outcomes = tuple(
+        PlayOutcome(
+            play_id,
+            tuple(hand_rows(record)),
+            len(record.failures),
+            path.read_bytes(),
+            record.replay.meta.get("sandbox"),
+        )
+        for play_id, record, path in zip(task.play_ids, records, replays, strict=True)
     )
-    return TaskResult(tuple(o for outcomes in done for o in outcomes), logs)
+    return TaskResult(outcomes, ((table_id, tuple(_logs(tmp / "logs" / table_id))),))
 
 
 def _logs(folder: Path) -> Iterator[tuple[str, bytes]]:
@@ -258,39 +254,48 @@ class DaskExecutor:
         self._client: Any = None
         self._futures: list[Any] = []
         self._lock = threading.Lock()
+        self._slots = 1
 
     def play(self, runner: EventRunner, pending: Sequence[StoredPlay], progress: Progress) -> None:
-        """Submits every pair, records each finished play as it comes back."""
+        """Submits the sessions as the scheduler lets them start (as many at once as the
+        workers have threads), and records each finished play as it comes back."""
         try:
-            from distributed import as_completed
+            from distributed import wait
         except ImportError:
             raise ClusterError("--cluster needs Dask: pip install 'tichu-arena[cluster]'") from None
         by_id = {sp.id: sp for sp in pending}
-        tasks = pair_tasks(runner, pending, self.allow_unsandboxed, self.boards_per_task)
+        tasks, slots = session_tasks(runner, pending, self.allow_unsandboxed, self.boards_per_task)
         with self._connect() as client, _stop_on_signals(runner):
             self._client = client
-            with self._lock:
-                self._futures = [
-                    client.submit(play_task, t, key=t.key, retries=self.retries, pure=False)
-                    for t in tasks
-                ]
-            if runner.stopping:
-                self.stop()
-            for future in as_completed(self._futures):  # type: ignore[no-untyped-call]
+            scheduler = BoardScheduler(slots, self._threads(client))
+            running: dict[Any, Slot] = {}
+            while True:
+                while not runner.stopping and (slot := scheduler.next()) is not None:
+                    t = tasks[slot.id]
+                    future = client.submit(
+                        play_task, t, key=t.key, retries=self.retries, pure=False
+                    )
+                    running[future] = slot
+                    with self._lock:
+                        self._futures = list(running)
                 if runner.stopping:
-                    break
-                if future.cancelled():
-                    continue
-                try:
-                    result = future.result()
-                except Exception as e:  # the task failed on every try: say which and why
-                    if runner.stopping:
-                        break  # cancelled by the stop itself: its plays stay pending
                     self.stop()
-                    raise ClusterError(f"a task failed on the cluster: {e}") from None
-                self._write_logs(runner, result)
-                for outcome in result.plays:
-                    self._record(runner, by_id[outcome.play_id], outcome)
+                    break
+                if not running:
+                    break
+                try:
+                    done = wait(list(running), return_when="FIRST_COMPLETED").done  # type: ignore[no-untyped-call]
+                except Exception as e:  # a task cancelled: by a stop, or by the cluster
+                    if runner.stopping:
+                        break
+                    self.stop()
+                    raise ClusterError(f"the cluster cancelled a task: {e}") from None
+                for future in done:
+                    scheduler.finished(running.pop(future))
+                    self._collect(runner, future, by_id)
+                with self._lock:
+                    self._futures = list(running)
+                scheduler.slots = self._threads(client)
             self._client = None
 
     def stop(self) -> None:
@@ -300,6 +305,31 @@ class DaskExecutor:
         if client is not None and futures:
             with contextlib.suppress(Exception):
                 client.cancel(futures)
+
+    def slots(self, runner: EventRunner) -> int:
+        """The workers' threads when last counted (at least one)."""
+        return self._slots
+
+    def _threads(self, client: Any) -> int:
+        """The cluster's worker threads now: the sessions it may play at once."""
+        with contextlib.suppress(Exception):
+            self._slots = max(1, sum(client.nthreads().values()))
+        return self._slots
+
+    def _collect(self, runner: EventRunner, future: Any, by_id: dict[int, StoredPlay]) -> None:
+        """Records a finished task's plays; a task that failed on every try stops the event."""
+        if future.cancelled() or runner.stopping:
+            return
+        try:
+            result = future.result()
+        except Exception as e:  # the task failed on every try: say which and why
+            if runner.stopping:
+                return  # cancelled by the stop itself: its plays stay pending
+            self.stop()
+            raise ClusterError(f"a task failed on the cluster: {e}") from None
+        self._write_logs(runner, result)
+        for outcome in result.plays:
+            self._record(runner, by_id[outcome.play_id], outcome)
 
     @contextlib.contextmanager
     def _connect(self) -> Iterator[Any]:

@@ -52,7 +52,7 @@ from arena.server.sandbox import require_sandbox
 from arena.tournament.cluster import executor_for
 from arena.tournament.leaderboard import FailureRow, bot_failures
 from arena.tournament.model import EventFileError, EventSpec, PlannedPlay, parse_event
-from arena.tournament.runner import EventRunner, Progress
+from arena.tournament.runner import EventRunner, Progress, Stalled
 from arena.tournament.store import EventStore
 
 __all__ = [
@@ -219,6 +219,7 @@ class GateLook:
     plays: int
     failures: int
     elapsed: float
+    half_played: int = 0  # boards with one rotation recorded, waiting for the other
 
     @property
     def estimate(self) -> EloEstimate:
@@ -241,6 +242,7 @@ class GateReport:
     bot_failures: tuple[FailureRow, ...] = ()
     interrupted_by: int | None = None  # the signal that stopped the run before a decision
     mirror_pairs: int = 0  # board pairs whose two plays' margins cancel
+    arena_faults: int = 0  # plays failed by the arena's fault, played again, not scored
 
     @property
     def verdict(self) -> SprtVerdict:
@@ -365,6 +367,7 @@ class GateReport:
             },
             "failures": dict(self.failures),
             "failures_total": sum(self.failures.values()),
+            "arena_faults": self.arena_faults,
             "failures_by_bot": [
                 {"bot": f.bot, "total": f.total, "kinds": dict(f.kinds), "log": f.log or None}
                 for f in self.bot_failures
@@ -456,6 +459,8 @@ def run_gate(config: GateConfig, on_look: Callable[[GateLook], None] | None = No
         if watcher.decided is None:
             try:
                 runner.run()
+            except Stalled as e:
+                raise GateError(str(e)) from None
             except BotStartError as e:
                 role = next((r for r, m in manifests.items() if m and str(m) in str(e)), "a bot")
                 raise GateError(f"{role} cannot start: {e}") from None
@@ -480,6 +485,7 @@ def run_gate(config: GateConfig, on_look: Callable[[GateLook], None] | None = No
             bot_failures=bot_failures(store.hands(EVENT_NAME)),
             interrupted_by=None if watcher.decided else runner.stopped_by,
             mirror_pairs=mirror_pairs(outcomes, CANDIDATE[0]),
+            arena_faults=runner.arena_faults,
         )
 
 
@@ -504,6 +510,7 @@ class _Watcher:
         self.start = start
         self.on_look = on_look
         self.failures = 0
+        self.half_played = 0
         self.decided: tuple[SprtResult, list[HandOutcome]] | None = None
         self.last: tuple[SprtResult, list[HandOutcome]] | None = None
         self.error: GateError | None = None  # a side that cannot start: the run stopped
@@ -515,6 +522,7 @@ class _Watcher:
         """The runner's callback: check that both sides started, look when due, stop on H0,
         H1 or the cap."""
         self.failures = progress.failures
+        self.half_played = progress.boards_open
         self._plays_seen = progress.plays_done
         if not self._started and self.error is None:
             self.check_start()
@@ -583,6 +591,7 @@ class _Watcher:
                     plays=self._plays_seen or len(outcomes),
                     failures=self.failures,
                     elapsed=ended - self.start,
+                    half_played=self.half_played,
                 )
             )
 
@@ -625,14 +634,16 @@ def mirror_pairs(hands: Sequence[HandOutcome], bot: str) -> int:
 
 
 def look_line(look: GateLook) -> str:
-    """The live line: LLR and bounds, boards, Elo with interval, plays and time."""
+    """The live line: LLR and bounds, complete and half-played boards, Elo with interval,
+    plays and time."""
     r = look.result
     c = look.config
     e = look.estimate
     failures = f"  failures {look.failures}" if look.failures else ""
     return (
         f"LLR {r.llr:+6.2f} ({r.lower_bound:+.2f}, {r.upper_bound:+.2f}) "
-        f"[{c.elo0:g}, {c.elo1:g}]  boards {r.pairs}/{c.max_boards}  "
+        f"[{c.elo0:g}, {c.elo1:g}]  boards {r.pairs}/{c.max_boards}"
+        f" ({look.half_played} half-played)  "
         f"Elo {_num(e.elo)} [{_num(e.lower)}, {_num(e.upper)}]  "
         f"plays {look.plays}  {look.elapsed:.0f}s{failures}"
     )

@@ -8,7 +8,11 @@ The local executor groups plays into *sessions*: the boards one table (four bots
 seats) plays in one rotation of one round. A session starts its four bot processes once and
 plays its boards one after another on them; the two rotations of a board are always
 different sessions, so they never share a bot process. ``jobs`` sessions run at once on one
-referee server, but never two sessions of one round that seat the same bot.
+referee server, started by the scheduling rules every executor shares
+(``arena.tournament.scheduling``): never two sessions of one round that seat the same bot,
+a half-played board's next session first, at most ``jobs`` groups of boards half-played. A
+run that records plays without completing a board for longer than those rules allow stops
+(``Stalled``) rather than running on to its cap.
 
 Every bot process runs in the runner's sandbox (``arena.server.sandbox``; ``full`` unless the
 caller allowed less), with its manifest's limits capped by the event's ``[limits]``; each
@@ -31,15 +35,16 @@ from pathlib import Path
 from typing import Protocol
 
 from arena.referee import MatchRecord
-from arena.referee.policy import FailurePolicy, GiveUp, Termination, TimeControl
+from arena.referee.policy import FailureKind, FailurePolicy, GiveUp, Termination, TimeControl
 from arena.rules import ArenaError
 from arena.runtime.aio import run as run_loop
-from arena.server import ArenaServer, MatchPlan, Table, TableSpec, play_table
+from arena.server import ARENA_FAULT, ArenaServer, MatchPlan, Table, TableSpec, play_table
 from arena.server.bots import seat_log
 from arena.server.manifest import Manifest, load_manifest, resolve_bot
 from arena.server.sandbox import Sandbox, SandboxError, require_sandbox, runtime_paths
 from arena.tournament.live import LiveFeed, live_dir
 from arena.tournament.model import EventSpec, PlannedPlay
+from arena.tournament.scheduling import BoardScheduler, Slot, drive
 from arena.tournament.store import EventStatus, EventStore, FailureRow, HandRow, StoredPlay
 
 #: Deals handed to a game played to the target: enough for any real game.
@@ -53,6 +58,24 @@ rather than playing the event on default answers."""
 
 class BotCannotStart(ArenaError):
     """A bot crashed or disconnected in each of its first ``STARTUP_HANDS`` hands."""
+
+
+class Stalled(ArenaError):
+    """More plays were recorded without completing a board than the schedule allows."""
+
+
+class ArenaFault(Stalled):
+    """A play failed by the arena's own fault (``ARENA_FAULT``) more than ``ARENA_REPLAYS``
+    times; it stays unrecorded, to be played by a resume."""
+
+
+ARENA_REPLAYS = 3
+"""How many times a play that failed by the arena's fault (a bot's sandbox killed by a signal
+before the bot joined: ``arena.server.ARENA_FAULT``) is played again in one run. Such a play
+is never recorded: its failure is not the bot's."""
+
+ARENA_KIND = "arena"
+"""The failure kind of a hand row for a failure of the arena's (never stored)."""
 
 
 @dataclass(frozen=True)
@@ -82,6 +105,26 @@ def sessions_of(pending: Sequence[StoredPlay], restart: str = "session") -> list
     return out
 
 
+def session_slots(sessions: Sequence[Session], manifests: Mapping[str, Manifest]) -> list[Slot]:
+    """The sessions as the scheduler sees them (``arena.tournament.scheduling``): a group is
+    the rotations of the same boards (round, table and first board), the running order is
+    (round, table, board, rotation), and each session holds (bot, round) for its bots, a bot
+    named by its manifest, so no two processes of one bot hold the same boards at once,
+    whatever names the event gives it."""
+    slots = []
+    for i, s in enumerate(sessions):
+        board = min(sp.play.board for sp in s.plays)
+        holds = {(bot_identity(manifests[name]), s.round) for name in s.seats}
+        group = (s.round, s.table, board)
+        slots.append(Slot(i, group, (*group, s.rotation), frozenset(holds)))
+    return slots
+
+
+def bot_identity(manifest: Manifest) -> str:
+    """What makes two seats the same bot: its manifest file (its name where it has none)."""
+    return str(manifest.path.resolve()) if manifest.path is not None else manifest.name
+
+
 @dataclass
 class Progress:
     """What the runner reports as it goes (for the progress bar)."""
@@ -89,7 +132,10 @@ class Progress:
     plays_total: int
     plays_done: int
     hands: int = 0
-    failures: int = 0
+    failures: int = 0  # the bots' failures in the recorded plays
+    arena_faults: int = 0  # plays failed by the arena's fault: played again, not recorded
+    boards_done: int = 0  # boards with every rotation recorded (duplicate pairs, complete)
+    boards_open: int = 0  # boards with some rotation recorded and some not: half-played
     started: float = field(default_factory=time.monotonic)
 
     @property
@@ -117,10 +163,11 @@ def hand_rows(record: MatchRecord, logs: Sequence[str] = ("", "", "", "")) -> li
     by_hand: dict[int, list[FailureRow]] = {}
     for f in record.failures:
         hand = min(max(f.hand - 1, 0), max(len(results) - 1, 0))
+        arena = f.kind is FailureKind.CRASH and f.detail.startswith(ARENA_FAULT)
         by_hand.setdefault(hand, []).append(
             FailureRow(
                 seat=f.seat,
-                kind=f.kind.name.lower(),
+                kind=ARENA_KIND if arena else f.kind.name.lower(),
                 detail=f.detail,
                 log=logs[f.seat],
                 private=f.private,
@@ -142,6 +189,9 @@ class Executor(Protocol):
 
     def stop(self) -> None:
         """Abandons the plays under way (called from a signal handler or another thread)."""
+
+    def slots(self, runner: EventRunner) -> int:
+        """How many sessions it plays at once."""
 
 
 class EventRunner:
@@ -165,7 +215,7 @@ class EventRunner:
         # False: a bot that cannot start stops the run (arena event, leagues); the gate checks
         # its two sides itself.
         self.keep_going = keep_going
-        self.error: BotCannotStart | None = None  # why the run stopped itself, if it did
+        self.error: BotCannotStart | Stalled | None = None  # why the run stopped itself
         self._first_hands: dict[str, list[FailureRow | None]] = {}
         self.pace_forced = pace_forced  # off only where speed is the point (arena bench)
         self.event = event
@@ -183,6 +233,9 @@ class EventRunner:
         self.stopping = False
         self.stopped_by: int | None = None  # the signal that stopped the run, if one did
         self._progress = Progress(plays_total=0, plays_done=0)
+        self._boards = _Boards(())
+        self._arena_tries: dict[int, int] = {}  # play id: its plays failed by the arena
+        self._replay: set[int] = set()  # plays to play again for that
 
     def run(self) -> Progress:
         """Plays every pending play; returns the progress reached (Ctrl-C stops cleanly).
@@ -190,21 +243,39 @@ class EventRunner:
         Raises:
             BotCannotStart: A bot crashed or disconnected in each of its first hands (unless
                 ``keep_going``); what was recorded stays, and the event can be resumed.
+            Stalled: Plays were recorded without completing a board for longer than the
+                scheduling rules allow (a fault of the arena's; what was recorded stays).
         """
-        pending = self.store.pending_plays(self.event)
-        total = len(self.store.plays(self.event))
-        done = total - len(pending)
-        progress = self._progress = Progress(plays_total=total, plays_done=done)
+        plays = self.store.plays(self.event)
+        pending = tuple(sp for sp in plays if not sp.done)
+        self._boards = _Boards(plays, restart=self.spec.restart)
+        progress = self._progress = Progress(
+            plays_total=len(plays),
+            plays_done=len(plays) - len(pending),
+            boards_done=self._boards.complete,
+            boards_open=self._boards.open,
+        )
         if not pending:
             self.store.set_status(self.event, EventStatus.FINISHED)
             return progress
         self.store.set_status(self.event, EventStatus.RUNNING)
         self.executor.play(self, pending, progress)
+        while self._replay and not self.stopping:
+            # Plays failed by the arena's fault, played again on fresh processes.
+            again = [sp for sp in self.store.pending_plays(self.event) if sp.id in self._replay]
+            self._replay.clear()
+            if again:
+                self.executor.play(self, again, progress)
         if self.store.pending_plays(self.event):
             self.store.set_status(self.event, EventStatus.INTERRUPTED)
         if self.error is not None:
             raise self.error
         return progress
+
+    @property
+    def arena_faults(self) -> int:
+        """Plays of this run failed by the arena's fault (played again, never recorded)."""
+        return self._progress.arena_faults
 
     def on_signal(self, signum: int) -> None:
         """Ctrl-C or SIGTERM: stops the run and remembers which (the exit code tells it)."""
@@ -265,6 +336,10 @@ class EventRunner:
         """
         if self.store.play_status(sp.id) != "pending":
             return
+        arena = [f for row in rows for f in row.failures if f.kind == ARENA_KIND]
+        if arena:
+            self._arena_fault(sp, arena[0])
+            return
         self.store.record_play(sp.id, rows, replay, sandbox)
         if not self.keep_going:
             self._check_start(sp.play.seats, rows)
@@ -272,8 +347,34 @@ class EventRunner:
         progress.plays_done += 1
         progress.hands += len(rows)
         progress.failures += failures
+        self._boards.record(sp.play)
+        progress.boards_done, progress.boards_open = self._boards.complete, self._boards.open
+        if self.error is None and self._boards.since_complete > self._boards.allowance(
+            self.executor.slots(self)
+        ):
+            self.error = Stalled(
+                f"{self._boards.since_complete} plays were recorded without completing a"
+                f" board ({self._boards.open} boards half-played), more than the scheduling"
+                " rules allow: the arena is not pairing its plays (a fault of the arena's, to"
+                " report); what was recorded stays"
+            )
+            self.stop()
         if self.on_play is not None:
             self.on_play(progress, sp.play)
+
+    def _arena_fault(self, sp: StoredPlay, failure: FailureRow) -> None:
+        """A play failed by the arena's fault: not recorded (its failure is not the bot's);
+        played again up to ``ARENA_REPLAYS`` times, then the run ends with ``ArenaFault``."""
+        tries = self._arena_tries[sp.id] = self._arena_tries.get(sp.id, 0) + 1
+        self._progress.arena_faults += 1
+        if tries <= ARENA_REPLAYS:
+            self._replay.add(sp.id)
+        elif self.error is None:
+            why = failure.detail.removeprefix(ARENA_FAULT)
+            self.error = ArenaFault(
+                f"play {sp.play.ordinal} failed {tries} times by the arena's fault, not the"
+                f" bot's ({sp.play.seats[failure.seat]}: {why}); it is not recorded"
+            )
 
     def _check_start(self, seats: Sequence[str], rows: Sequence[HandRow]) -> None:
         """Stops the run when a bot crashed or disconnected in each of its first
@@ -303,6 +404,51 @@ class EventRunner:
                     self.stop()
 
 
+class _Boards:
+    """Counts the boards an event has completed (every rotation recorded) and half-played,
+    and the plays recorded since a board last completed (for ``EventRunner``'s stall check).
+    """
+
+    def __init__(self, plays: Sequence[StoredPlay], restart: str = "session") -> None:
+        self.rotations: dict[tuple[int, int, int], int] = {}
+        self.recorded: dict[tuple[int, int, int], int] = {}
+        self.per_group: dict[tuple[int, ...], set[int]] = {}
+        for sp in plays:
+            key = _board_key(sp.play)
+            self.rotations[key] = self.rotations.get(key, 0) + 1
+            self.recorded[key] = self.recorded.get(key, 0) + sp.done
+            group = key if restart == "play" else key[:2]
+            self.per_group.setdefault(group, set()).add(sp.play.board)
+        self.complete = sum(self.recorded[k] == n for k, n in self.rotations.items())
+        self.open = sum(0 < self.recorded[k] < n for k, n in self.rotations.items())
+        self.since_complete = 0
+
+    def record(self, play: PlannedPlay) -> None:
+        """Counts one more recorded play."""
+        key = _board_key(play)
+        before = self.recorded[key]
+        self.recorded[key] = before + 1
+        if before + 1 == self.rotations[key]:
+            self.complete += 1
+            self.open -= before > 0
+            self.since_complete = 0
+        else:
+            self.open += before == 0
+            self.since_complete += 1
+
+    def allowance(self, slots: int) -> int:
+        """The most plays the scheduling rules let be recorded before a board completes:
+        ``slots`` groups open at once, each of its boards short of one rotation; doubled,
+        so only a real stall crosses it."""
+        boards = max((len(b) for b in self.per_group.values()), default=1)
+        rotations = max(self.rotations.values(), default=1)
+        return 2 * slots * boards * max(rotations - 1, 1) + 2 * slots
+
+
+def _board_key(play: PlannedPlay) -> tuple[int, int, int]:
+    return (play.round, play.table, play.board)
+
+
 class LocalExecutor:
     """Plays on this machine: one referee server, ``runner.jobs`` sessions at once."""
 
@@ -318,6 +464,10 @@ class LocalExecutor:
         for table in self._tables:
             table.abort("the event was interrupted")
 
+    def slots(self, runner: EventRunner) -> int:
+        """``runner.jobs`` sessions at once."""
+        return runner.jobs
+
     async def _play(
         self, runner: EventRunner, pending: Sequence[StoredPlay], progress: Progress
     ) -> None:
@@ -327,80 +477,67 @@ class LocalExecutor:
         with contextlib.suppress(NotImplementedError):
             for signum in (signal.SIGINT, signal.SIGTERM):
                 loop.add_signal_handler(signum, runner.on_signal, signum)
-        gate = asyncio.Semaphore(runner.jobs)
         sessions = sessions_of(pending, runner.spec.restart)
-        # A bot never plays two tables of one round at once: its processes there hold the
-        # same boards' cards (the other rotation), and two live processes of one bot could
-        # pass them to each other through whatever the kernel shares (docs/security.md).
-        held = {(bot, s.round): asyncio.Lock() for s in sessions for bot in s.seats}
+        scheduler = BoardScheduler(session_slots(sessions, runner.manifests), runner.jobs)
+
+        async def play(slot: Slot) -> None:
+            await self._play_session(runner, server, sessions[slot.id])
+
         try:
-            await asyncio.gather(*(self._session(runner, server, s, gate, held) for s in sessions))
+            await drive(scheduler, play, lambda: runner.stopping)
         finally:
             with contextlib.suppress(NotImplementedError):
                 loop.remove_signal_handler(signal.SIGINT)
                 loop.remove_signal_handler(signal.SIGTERM)
             await server.stop(grace_s=1.0)
 
-    async def _session(
-        self,
-        runner: EventRunner,
-        server: ArenaServer,
-        session: Session,
-        gate: asyncio.Semaphore,
-        held: Mapping[tuple[str, int], asyncio.Lock],
-    ) -> None:
-        async with contextlib.AsyncExitStack() as bots:
-            for key in sorted({(bot, session.round) for bot in session.seats}):
-                await bots.enter_async_context(held[key])  # sorted: no two wait on each other
-            await self._play_session(runner, server, session, gate)
-
     async def _play_session(
-        self, runner: EventRunner, server: ArenaServer, session: Session, gate: asyncio.Semaphore
+        self, runner: EventRunner, server: ArenaServer, session: Session
     ) -> None:
-        async with gate:
-            if runner.stopping:
-                return
-            plays = session.plays
-            table_id = (
-                f"r{session.round}-t{session.table}-rot{session.rotation}-p{plays[0].play.ordinal}"
+        """Plays one session's boards on one table of four fresh bot processes."""
+        if runner.stopping:
+            return
+        plays = session.plays
+        table_id = (
+            f"r{session.round}-t{session.table}-rot{session.rotation}-p{plays[0].play.ordinal}"
+        )
+        replays = [runner.store.replay_path(runner.event, sp.play) for sp in plays]
+        table_spec = runner.table_spec(session.seats, plays, table_id, replays)
+
+        def recorded(k: int, record: MatchRecord) -> None:
+            if record.termination is Termination.ABORTED:
+                return  # cut short: it stays pending and is played again on resume
+            runner.record_play(
+                plays[k - 1],
+                hand_rows(record, logs),
+                len(record.failures),
+                replays[k - 1],
+                record.replay.meta.get("sandbox"),
             )
-            replays = [runner.store.replay_path(runner.event, sp.play) for sp in plays]
-            table_spec = runner.table_spec(session.seats, plays, table_id, replays)
 
-            def recorded(k: int, record: MatchRecord) -> None:
-                if record.termination is Termination.ABORTED:
-                    return  # cut short: it stays pending and is played again on resume
-                runner.record_play(
-                    plays[k - 1],
-                    hand_rows(record, logs),
-                    len(record.failures),
-                    replays[k - 1],
-                    record.replay.meta.get("sandbox"),
-                )
-
-            log_dir = None if runner.log_dir is None else runner.log_dir / table_id
-            logs: Sequence[str] = ("", "", "", "")
-            if log_dir is not None:
-                logs = [
-                    str(seat_log(log_dir, s, runner.manifests[n].name))
-                    for s, n in enumerate(session.seats)
-                ]
-            # The public events of each play, for ``arena web``'s live tables.
-            feed = LiveFeed(runner.store.path, runner.event, [sp.play for sp in plays])
-            try:
-                await play_table(
-                    server,
-                    table_spec,
-                    [runner.manifests[name] for name in session.seats],
-                    log_dir=log_dir,
-                    watch=feed,
-                    on_table=self._tables.append,
-                    on_record=recorded,
-                    sandbox=runner.sandbox,
-                    limits=runner.spec.limits,
-                )
-            finally:
-                feed.close()
+        log_dir = None if runner.log_dir is None else runner.log_dir / table_id
+        logs: Sequence[str] = ("", "", "", "")
+        if log_dir is not None:
+            logs = [
+                str(seat_log(log_dir, s, runner.manifests[n].name))
+                for s, n in enumerate(session.seats)
+            ]
+        # The public events of each play, for ``arena web``'s live tables.
+        feed = LiveFeed(runner.store.path, runner.event, [sp.play for sp in plays])
+        try:
+            await play_table(
+                server,
+                table_spec,
+                [runner.manifests[name] for name in session.seats],
+                log_dir=log_dir,
+                watch=feed,
+                on_table=self._tables.append,
+                on_record=recorded,
+                sandbox=runner.sandbox,
+                limits=runner.spec.limits,
+            )
+        finally:
+            feed.close()
 
 
 def _check_private(manifests: Mapping[str, Manifest], private: Sequence[Path]) -> None:

@@ -4,12 +4,13 @@
 games, replays and league pages) with the service's routes by concern (accounts,
 submissions, league pages), and the scheduler as a task of the app's life: every
 ``poll_s`` it asks ``arena.service.scheduler.plan`` whether a round is due and starts a
-worker process for it, one round at a time. At start-up, submissions whose worker died with
-the last process are marked interrupted and their files removed, expired browser sessions
-swept, and the stored CSRF key read (sessions and forms outlive a restart); an unfinished
-round is resumed at once. A submission whose worker dies is ended as soon as the scheduler
-sees it (within ``poll_s``). Every request passes ``service_guard.Guard`` (security headers,
-no cross-site posts, body timeouts).
+worker process for it, one round at a time. At start-up, submissions the last process
+stopped before their verdict are checked again (gate included; one whose upload was cut
+short is marked interrupted), expired browser sessions swept, and the stored CSRF key read
+(sessions and forms outlive a restart); an unfinished round is resumed at once.
+A submission whose worker dies is ended as soon as the scheduler sees it (within
+``poll_s``), its files removed. Every request passes ``service_guard.Guard`` (security
+headers, no cross-site posts, body timeouts).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from fastapi import FastAPI
 from arena.server.folder import remove_tree
 from arena.service.accounts import ServiceDb
 from arena.service.scheduler import plan
-from arena.service.uploads import upload_area
+from arena.service.uploads import EXIT_PENDING, resumable, upload_area
 from arena.tournament.league.store import LeagueStore
 from arena.web.app import create_app
 from arena.web.service_accounts import account_routes
@@ -61,7 +62,7 @@ def create_service_app(
         # a league database, or a clear error now; its [gate] may require the gate
         require_gate = require_gate or store.league().gate.required
     with ServiceDb(db) as service:  # the service's tables, made once here
-        service.interrupt_unfinished()
+        resumed = _resume_submissions(db, service)
         service.sweep_sessions()
         csrf_key = service.csrf_key()
     state = ServiceState(
@@ -75,12 +76,15 @@ def create_service_app(
     )
     state.failed.limit = limits.login_failures
     state.failed.window_s = limits.login_window_s
-    _sweep_uploads(db)  # files of uploads whose worker died with the last process
+    for partial in upload_area(db).glob("*.part"):  # uploads the last process was receiving
+        partial.unlink(missing_ok=True)
     app = create_app([db], public=True)
     app.add_middleware(Guard, body_s=limits.body_timeout_s)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        for submission_id, args in resumed.items():
+            state.workers[submission_id] = state.spawn(*args)
         task = asyncio.create_task(_schedule(state))
         try:
             yield
@@ -97,13 +101,35 @@ def create_service_app(
     return app
 
 
+def _resume_submissions(db: Path, service: ServiceDb) -> dict[int, list[str]]:
+    """The workers' arguments of the submissions the last service stopped before their
+    verdict, to check again; one whose upload was not received whole is interrupted."""
+    resumed: dict[int, list[str]] = {}
+    for found in service.unfinished():
+        archive = resumable(db, found.id)
+        if archive is None:
+            service.finish_submission(
+                found.id,
+                "interrupted",
+                "the service stopped while it was received; submit it again",
+                progress="done",
+            )
+            continue
+        service.update_submission(
+            found.id, status="queued", progress="checked again: the service restarted"
+        )
+        resumed[found.id] = ["submission", "--id", str(found.id), "--archive", str(archive)]
+        resumed[found.id] += ["--gate"] if found.gate else []
+    return resumed
+
+
 async def _schedule(state: ServiceState) -> None:
     """Starts a round worker whenever a round is due and none runs; reaps finished workers."""
     while True:
         for submission_id, proc in list(state.workers.items()):
             if proc.poll() is not None:
                 del state.workers[submission_id]
-                await asyncio.to_thread(_ended, state, submission_id, proc.returncode)
+                await asyncio.to_thread(_reaped, state, submission_id, proc.returncode)
         worker = state.round_worker
         if worker is not None and worker.poll() is not None:
             if worker.returncode == 2:  # cannot be planned now (a division short of bots)
@@ -117,35 +143,23 @@ async def _schedule(state: ServiceState) -> None:
         await asyncio.sleep(state.poll_s)
 
 
-def _ended(state: ServiceState, submission_id: int, code: int) -> None:
-    """A submission's worker exited: one that died before its verdict (killed, out of
-    memory) ends its submission now, its files removed, so its owner may submit again."""
+def _reaped(state: ServiceState, submission_id: int, code: int) -> None:
+    """A submission's worker ended: one stopped by a signal stays queued for the next start
+    (``EXIT_PENDING``); one that died otherwise without a verdict is interrupted."""
     with state.service() as service:
         found = service.submission(submission_id)
-        if found is None or found.done:
+        if found is None or found.done or code == EXIT_PENDING:
             return
-        area = upload_area(state.db)
-        (area / f"{submission_id}.tar.gz").unlink(missing_ok=True)
-        remove_tree(area / str(submission_id))
-        why = f"signal {-code}" if code < 0 else f"exit {code}"
         service.finish_submission(
             submission_id,
             "interrupted",
-            f"the check stopped before its verdict ({why}); send it again",
+            f"its check stopped without a verdict (worker exit {code}); submit it again",
             progress="done",
         )
-
-
-def _sweep_uploads(db: Path) -> None:
-    """Empties the upload area at the start (its submissions were all interrupted)."""
-    area = upload_area(db)
-    if not area.is_dir():
-        return
-    for entry in area.iterdir():
-        if entry.is_dir() and not entry.is_symlink():
-            remove_tree(entry)
-        else:
-            entry.unlink(missing_ok=True)
+    archive = resumable(state.db, submission_id)
+    if archive is not None:
+        archive.unlink(missing_ok=True)
+    remove_tree(upload_area(state.db) / str(submission_id))  # what it unpacked
 
 
 def _due(state: ServiceState) -> bool:

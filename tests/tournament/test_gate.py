@@ -88,7 +88,7 @@ def test_heuristic_beats_random_quickly_and_resumes(tmp_path: Path) -> None:
     upper = data["elo"]["upper"]  # null when the interval reaches a score of 1
     assert data["elo"]["lower"] < data["elo"]["estimate"] < (upper or float("inf"))
     assert data["points_per_board"]["lower"] > 0
-    assert data["failures_total"] == 0 and data["seconds"] > 0
+    assert data["failures_total"] == 0 and data["arena_faults"] == 0 and data["seconds"] > 0
     assert failures_of(xml) == []
     assert xml.get("failures") == "0"
 
@@ -97,6 +97,30 @@ def test_heuristic_beats_random_quickly_and_resumes(tmp_path: Path) -> None:
     assert code == 0, err
     again, _ = reports(tmp_path)
     assert again["plays"] == data["plays"] and again["pentanomial"] == data["pentanomial"]
+
+
+@pytest.mark.slow
+@MANY_PROCESSES
+@pytest.mark.parametrize(
+    ("candidate", "baseline", "verdict"), [("greedy", "random", "H1"), ("random", "greedy", "H0")]
+)
+def test_the_gate_decides_an_obvious_pair_at_its_defaults(
+    tmp_path: Path, candidate: str, baseline: str, verdict: str
+) -> None:
+    """Issue 44: at its defaults (20,000 boards in rounds of 50, one job per core) the gate
+    had completed no board pair after 772 plays, each round's second rotation queued behind
+    every round's first. Now greedy and random are told apart in about ten boards, and the
+    plays before the verdict are those of the first rounds, not of the whole cap."""
+    out = tmp_path / "gate.json"
+    code, stdout, err, _ = gate_cli(
+        "--candidate", candidate, "--baseline", baseline, "--preset", "nonreg", "--json", out
+    )  # fmt: skip
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert code == (0 if verdict == "H1" else 1), stdout + err
+    assert data["verdict"] == verdict and data["max_boards"] == 20_000
+    assert data["boards"] <= 30, data
+    # the boards of one round per job and then the pairs: never the cap's 20,000 first plays
+    assert data["plays"] <= 50 * data["jobs"] + 2 * data["boards"] + 50, data
 
 
 @pytest.mark.slow

@@ -225,7 +225,11 @@ def test_the_same_event_file_replays_the_same_database(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
         runs.append(every_hand(db))
         if k == 1:  # not a terminal: plain progress lines instead of a bar
-            assert re.search(r"^plays \d+/12, [\d.]+ hands/s, ETA [\d:?]+", done.stdout, re.M)
+            assert re.search(
+                r"^plays \d+/12, boards \d+ \(\d+ half-played\), [\d.]+ hands/s, ETA [\d:?]+",
+                done.stdout,
+                re.M,
+            )
     first, second = runs
     assert len(first) == 3 * 2 * 2
     assert first == second
@@ -351,51 +355,3 @@ def test_an_event_stops_when_a_bot_cannot_start(tmp_path: Path) -> None:
     resumed = run_arena("event", "resume", str(db), "--out", str(tmp_path), "--keep-going",
                         cwd=tmp_path, timeout=600)  # fmt: skip
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
-
-
-def test_a_bot_never_plays_two_tables_of_a_round_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The sessions that seat the same bot in one round (the two rotations of its boards)
-    never overlap; sessions of other rounds do run side by side (the play itself, whose
-    gate this does not test, is replaced by a few turns of the event loop)."""
-    import asyncio
-
-    from arena.tournament import runner as runner_module
-
-    data = {
-        "name": "s",
-        "bots": ["random", "greedy", "heuristic", {"bot": "random", "name": "random-b"}],
-        "boards_per_round": 2,
-    }
-    plan = plan_event(parse_event(data, source="test"))
-    stored = [StoredPlay(k, p, False, None) for k, p in enumerate(plan.plays)]
-    running: list[runner_module.Session] = []
-    overlaps: list[tuple[runner_module.Session, runner_module.Session]] = []
-    most = 0
-
-    async def play_session(
-        self: object, runner: object, server: object, session: runner_module.Session, gate: object
-    ) -> None:
-        nonlocal most
-        for other in running:
-            overlaps.append((other, session))
-        running.append(session)
-        most = max(most, len(running))
-        for _ in range(3):
-            await asyncio.sleep(0)  # let every other session try to start
-        running.remove(session)
-
-    monkeypatch.setattr(runner_module.LocalExecutor, "_play_session", play_session)
-    sessions = sessions_of(stored)
-
-    async def main() -> None:
-        ex = runner_module.LocalExecutor()
-        gate = asyncio.Semaphore(2)
-        held = {(bot, s.round): asyncio.Lock() for s in sessions for bot in s.seats}
-        await asyncio.gather(
-            *(ex._session(None, None, s, gate, held) for s in sessions)  # type: ignore[arg-type]
-        )
-
-    asyncio.run(main())
-    for a, b in overlaps:
-        assert a.round != b.round or not set(a.seats) & set(b.seats), (a, b)
-    assert most >= 2  # sessions of different rounds did run side by side

@@ -21,6 +21,8 @@ import hashlib
 import itertools
 import math
 import secrets
+import signal
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -55,13 +57,14 @@ from arena.tournament.model import (
     is_builtin,
     plan_event,
 )
-from arena.tournament.runner import EventRunner, Progress
+from arena.tournament.runner import EventRunner, Progress, Stalled
 from arena.tournament.schedule import fillers_needed
 from arena.tournament.store import StoredHand, StoreError, stored_path
 
 __all__ = [
     "MAX_SUBMISSION_BYTES",
     "MAX_SUBMISSION_FILES",
+    "GateInterrupted",
     "GateRefused",
     "LeagueError",
     "RoundResult",
@@ -94,7 +97,17 @@ class LeagueError(ArenaError):
 
 
 class GateRefused(LeagueError):
-    """The non-regression gate accepted H0: the new version is refused."""
+    """The non-regression gate accepted H0 (or was inconclusive, and the league refuses an
+    inconclusive gate): the new version is refused."""
+
+
+class GateInterrupted(LeagueError):
+    """A signal stopped the gate before its verdict: nothing was registered; ``signum`` is
+    the signal."""
+
+    def __init__(self, message: str, signum: int) -> None:
+        super().__init__(message)
+        self.signum = signum
 
 
 # ---------------------------------------------------------------------------------------------
@@ -136,6 +149,15 @@ class SubmitResult:
     new: bool
     gate: GateReport | None = None
 
+    def gate_line(self) -> str:
+        """The gate's verdict for people, with the league's policy when it decided."""
+        if self.gate is None:
+            return ""
+        admitted = ""
+        if self.gate.verdict is SprtVerdict.INCONCLUSIVE:
+            admitted = '; admitted: the league admits an inconclusive gate (inconclusive = "admit")'
+        return self.gate.summary() + admitted
+
 
 def submit(
     store: LeagueStore,
@@ -152,10 +174,13 @@ def submit(
     name, or its folder in ``example_bots``) is part of the arena: it is hashed, not copied,
     and stored as ``builtin:<name>``. With ``gate``, or when the league file's ``[gate]`` says
     ``required``, the new version first plays the non-regression gate against the previous
-    version (settings from ``[gate]``) and is refused if the gate accepts H0.
+    version (settings from ``[gate]``) and is registered only on a verdict that admits it
+    (H1, or inconclusive where ``[gate] inconclusive = "admit"``); a gate stopped before its
+    verdict registers nothing.
 
     Raises:
-        LeagueError: A bad manifest, a folder that is not self-contained, or a gate refusal.
+        LeagueError: A bad manifest, a folder that is not self-contained, a gate refusal
+            (``GateRefused``) or a gate stopped before its verdict (``GateInterrupted``).
         StoreError: The bot belongs to another owner, or this content was submitted before.
     """
     builtin = builtin_name(manifest_path)
@@ -207,14 +232,11 @@ def submit(
         report: GateReport | None = None
         if (gate or store.league().gate.required) and previous is not None:
             report = _run_gate(store, copied, bot_ref(store, previous.manifest), digest, on_gate)
-            if report.verdict is SprtVerdict.ACCEPT_H0:
-                raise GateRefused(
-                    f"the gate refused {bot} (new version) against v{previous.number}: "
-                    f"{report.summary()}"
-                )
+            _judge(report, bot, previous.number, store.league().gate.inconclusive)
         relative = stored_path(store.path, copied)
         gate_json = None if report is None else report.to_json()
-        version = store.add_version(bot, digest, owner, relative, gate=gate_json)
+        with signals_held():  # begun, the write finishes: registered with its verdict
+            version = store.add_version(bot, digest, owner, relative, gate=gate_json)
     except BaseException:
         remove_tree(staging)
         remove_tree(target)
@@ -223,6 +245,54 @@ def submit(
                 home.rmdir()  # only if empty: another submission may be under way
         raise
     return SubmitResult(version, new=True, gate=report)
+
+
+@contextmanager
+def signals_held() -> Iterator[None]:
+    """Holds Ctrl-C and SIGTERM back over a block that must not stop half-way, and drops
+    those that came meanwhile: they came too late to stop it, and the command is all but
+    done (a kill -9 still stops it, and SQLite then keeps nothing of the transaction)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = {s: signal.signal(s, _too_late) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+
+
+def _too_late(signum: int, frame: object) -> None:
+    """A signal during a write that must finish: dropped."""
+
+
+def _judge(report: GateReport, bot: str, previous: int, inconclusive: str) -> None:
+    """Lets a version through only on a finished verdict that admits it.
+
+    Raises:
+        GateInterrupted: A signal stopped the gate before its verdict.
+        GateRefused: H0, or inconclusive at the cap in a league that refuses that.
+        LeagueError: The gate ended without a verdict for another reason.
+    """
+    verdict = report.verdict
+    if verdict is SprtVerdict.CONTINUE:
+        done = f"{report.plays} plays, {report.result.pairs} boards"
+        if report.interrupted_by is not None:
+            raise GateInterrupted(
+                f"the gate of {bot} was stopped before its verdict ({done}): nothing registered",
+                report.interrupted_by,
+            )
+        raise LeagueError(f"the gate of {bot} ended without a verdict ({done}); submit it again")
+    if verdict is SprtVerdict.ACCEPT_H0:
+        raise GateRefused(
+            f"the gate refused {bot} (new version) against v{previous}: {report.summary()}"
+        )
+    if verdict is SprtVerdict.INCONCLUSIVE and inconclusive != "admit":
+        raise GateRefused(
+            f"the gate refused {bot} (new version) against v{previous}: {report.summary()};"
+            ' the league refuses an inconclusive gate ([gate] inconclusive = "refuse")'
+        )
 
 
 BUILTIN_PREFIX = "builtin:"
@@ -483,7 +553,8 @@ class RoundResult:
 
     round: RoundInfo
     hands: int = 0
-    failures: int = 0
+    failures: int = 0  # the bots'
+    arena_faults: int = 0  # plays failed by the arena's fault and played again
     finished: bool = False
     stopped: bool = False
     logs: Path | None = None  # the bots' logs of its events
@@ -520,9 +591,13 @@ def play_round(
             executor=executor_for(cluster, allow_unsandboxed),
             sandbox=sandbox,
         )
-        progress = runner.run()
+        try:
+            progress = runner.run()
+        except Stalled as e:
+            raise LeagueError(f"round {round_.number}: {e}") from None
         result.hands += progress.hands
         result.failures += progress.failures
+        result.arena_faults += progress.arena_faults
         if runner.stopping:
             result.stopped = True
             return result

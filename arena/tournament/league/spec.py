@@ -14,7 +14,7 @@ import re
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -76,7 +76,9 @@ class GateSpec(BaseModel):
     """The non-regression gate ``submit --gate`` runs: new version against the previous one.
 
     ``required``: every new version of a bot plays it, asked for or not (the league's rule,
-    for ``arena league submit`` and the service alike).
+    for ``arena league submit`` and the service alike). ``inconclusive``: what a gate that
+    reaches ``max_boards`` undecided does to the version, ``refuse`` (the default) or
+    ``admit``.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -90,6 +92,7 @@ class GateSpec(BaseModel):
     min_pairs: StrictInt = Field(default=1, ge=1, le=1_000_000)
     decision_ms: StrictInt = Field(default=1000, ge=1, le=3_600_000)
     jobs: StrictInt = Field(default=2, ge=1, le=1024)
+    inconclusive: Literal["refuse", "admit"] = "refuse"
 
     @model_validator(mode="after")
     def _bounds(self) -> GateSpec:
