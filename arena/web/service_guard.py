@@ -18,6 +18,7 @@ import json
 import time
 from typing import Any
 
+import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
@@ -85,6 +86,11 @@ class Guard:
         except RequestTimeout:
             if not started:
                 await _answer(send, 408, "the request's body did not arrive in time")
+        except BaseExceptionGroup as group:
+            # a client that left a stream (FastAPI's keepalive then writes to a closed
+            # channel): nothing to answer, nothing to log
+            if not started or group.split(anyio.BrokenResourceError)[1] is not None:
+                raise
 
 
 def _cross_site(headers: dict[str, str]) -> bool:
