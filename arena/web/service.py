@@ -8,6 +8,9 @@ worker process for it, one round at a time. At start-up, submissions the last pr
 stopped before their verdict are checked again (gate included; one whose upload was cut
 short is marked interrupted), expired browser sessions swept, and the stored CSRF key read
 (sessions and forms outlive a restart); an unfinished round is resumed at once.
+A submission whose worker dies is ended as soon as the scheduler sees it (within
+``poll_s``), its files removed. Every request passes ``service_guard.Guard`` (security
+headers, no cross-site posts, body timeouts).
 """
 
 from __future__ import annotations
@@ -22,12 +25,14 @@ from pathlib import Path
 
 from fastapi import FastAPI
 
+from arena.server.folder import remove_tree
 from arena.service.accounts import ServiceDb, Submission
 from arena.service.scheduler import plan
-from arena.service.uploads import EXIT_PENDING, resumable
+from arena.service.uploads import EXIT_PENDING, resumable, upload_area
 from arena.tournament.league.store import LeagueStore
 from arena.web.app import create_app
 from arena.web.service_accounts import account_routes
+from arena.web.service_guard import Guard
 from arena.web.service_pages import league_routes
 from arena.web.service_state import Limits, ServiceState
 from arena.web.service_submissions import submission_routes
@@ -71,7 +76,10 @@ def create_service_app(
     )
     state.failed.limit = limits.login_failures
     state.failed.window_s = limits.login_window_s
-    app = create_app([db])
+    for partial in upload_area(db).glob("*.part"):  # uploads the last process was receiving
+        partial.unlink(missing_ok=True)
+    app = create_app([db], public=True)
+    app.add_middleware(Guard, body_s=limits.body_timeout_s)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -163,6 +171,7 @@ def _reaped(state: ServiceState, submission_id: int, code: int) -> list[str] | N
         )
     if archive is not None:
         archive.unlink(missing_ok=True)
+    remove_tree(upload_area(state.db) / str(submission_id))  # what it unpacked
     return None
 
 

@@ -21,6 +21,7 @@ from arena.service.scheduler import plan
 from arena.tournament.league.season import season_table, table_json
 from arena.tournament.league.store import LeagueStore
 from arena.web.service_state import ServiceState
+from arena.web.viewer import PROBLEMS
 
 __all__ = ["league_routes", "page", "table"]
 
@@ -62,7 +63,7 @@ def table(header: Sequence[str], rows: Iterable[Sequence[object]], raw: int = -1
 def league_routes(state: ServiceState) -> APIRouter:
     """Routes: ``/service`` and ``/api/service/status``, ``/service/bots/{bot}`` and its
     JSON, a bot's seat logs for its owner."""
-    router = APIRouter()
+    router = APIRouter(responses=PROBLEMS)
 
     def status() -> dict[str, Any]:
         with state.store() as store, state.service() as service:

@@ -9,14 +9,28 @@ uploaded from the start page (last, listed nowhere).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from fastapi import HTTPException
+from pydantic import BaseModel
 
 from arena.web.data import EventData
 from arena.web.timeline import PERSPECTIVES
 from arena.web.uploads import UploadedReplays
 
-__all__ = ["Viewer", "resume_id"]
+__all__ = ["PROBLEMS", "Problem", "Viewer", "resume_id"]
+
+
+class Problem(BaseModel):
+    """An error's answer: one line, or FastAPI's list of the request's invalid parameters."""
+
+    detail: str | list[dict[str, Any]]
+
+
+PROBLEMS: dict[int | str, dict[str, Any]] = {
+    422: {"model": Problem, "description": "A request, or a replay, that cannot be read"}
+}
+"""The routers' documented 422 (FastAPI documents only its own list form)."""
 
 
 @dataclass
@@ -28,6 +42,7 @@ class Viewer:
     uploads: UploadedReplays
     delay: str  # the spectator delay of live tables (``arena.web.live.DELAYS``)
     poll_s: float  # how often streams look at the databases and the live feeds
+    public: bool = False  # served to strangers: databases named, not their paths
 
     def pick(self, db: int) -> EventData:
         """Database ``db`` (404 when there is none)."""
@@ -41,10 +56,10 @@ class Viewer:
         if event is None:
             names = d.names()
             if not names:
-                raise HTTPException(404, f"{d.path}: no events yet")
+                raise HTTPException(404, f"{d.path.name}: no events yet")
             return str(names[0])
         if not d.has_event(event):
-            raise HTTPException(404, f"{d.path}: no event {event[:40]!r}")
+            raise HTTPException(404, f"{d.path.name}: no event {event[:40]!r}")
         return event
 
     @staticmethod
