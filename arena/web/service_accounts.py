@@ -4,7 +4,6 @@ upload form behind it, and the organiser's audit log."""
 from __future__ import annotations
 
 import asyncio
-import html
 import secrets
 from typing import Any
 
@@ -12,7 +11,7 @@ from fastapi import APIRouter, HTTPException, Request, Response
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from arena.service.accounts import SESSION_LIFETIME
-from arena.web.service_pages import page, table
+from arena.web.service_pages import render
 from arena.web.service_state import (
     LOGIN_COOKIE,
     SESSION_COOKIE,
@@ -32,15 +31,14 @@ def account_routes(state: ServiceState) -> APIRouter:
     def login_form(request: Request, message: str = "", status: int = 200) -> HTMLResponse:
         """The login form, with a CSRF token tied to a fresh random cookie."""
         nonce = secrets.token_urlsafe(24)
-        error = f"<p class='error'>{html.escape(message)}</p>" if message else ""
-        body = (
-            f"{error}<form method='post' action='/service/login'>"
-            f"<input type='hidden' name='csrf' value='{state.login_csrf(nonce)}'>"
-            "<label>token <input name='token' type='password' autocomplete='off'></label>"
-            " <button>log in</button></form>"
+        answer = render(
+            "login.html",
+            "Log in",
+            "/api/service/status",
+            status,
+            message=message,
+            csrf=state.login_csrf(nonce),
         )
-        answer = page("Log in", body, "/api/service/status")
-        answer.status_code = status
         answer.set_cookie(
             LOGIN_COOKIE,
             nonce,
@@ -56,19 +54,13 @@ def account_routes(state: ServiceState) -> APIRouter:
         owner = state.owner(request, required=False)
         if owner is None:
             return login_form(request)
-        body = (
-            f"<p>logged in as {html.escape(owner.name)}"
-            " (<form method='post' action='/service/logout' class='inline'>"
-            f"<input type='hidden' name='csrf' value='{state.csrf(request)}'>"
-            "<button>log out</button></form>)</p>"
-            "<form method='post' action='/service/upload' enctype='multipart/form-data'>"
-            f"<input type='hidden' name='csrf' value='{state.csrf(request)}'>"
-            "<label>packed bot folder (<code>tar czf bot.tar.gz -C bot .</code>)"
-            " <input type='file' name='bundle'></label>"
-            " <label><input type='checkbox' name='gate'> gate against my previous version"
-            "</label> <button>submit</button></form>"
+        return render(
+            "upload.html",
+            "Submit a bot",
+            "/api/service/submissions",
+            owner=owner.name,
+            csrf=state.csrf(request),
         )
-        return page("Submit a bot", body, "/api/service/submissions")
 
     @router.post("/service/login", include_in_schema=False)
     async def login(request: Request) -> Response:
@@ -123,7 +115,7 @@ def account_routes(state: ServiceState) -> APIRouter:
         rows = [
             (e["time"], e["actor"], e["address"], e["action"], e["detail"]) for e in audit(request)
         ]
-        body = table(("time", "actor", "address", "what", "detail"), rows)
-        return page("Audit log", body, "/api/service/audit")
+        header = ("time", "actor", "address", "what", "detail")
+        return render("rows.html", "Audit log", "/api/service/audit", header=header, rows=rows)
 
     return router

@@ -4,7 +4,6 @@ its verdict, and the submission log."""
 from __future__ import annotations
 
 import asyncio
-import html
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Annotated, Any
 
@@ -16,7 +15,7 @@ from starlette.requests import ClientDisconnect
 from arena.service.accounts import Owner
 from arena.service.uploads import PACKING, UploadRefused, receive, upload_area
 from arena.web.service_guard import RequestTimeout
-from arena.web.service_pages import page, table
+from arena.web.service_pages import render
 from arena.web.service_state import ServiceState, client_address
 from arena.web.viewer import PROBLEMS
 
@@ -171,22 +170,17 @@ def submission_routes(state: ServiceState) -> APIRouter:
         check's report to the submission's owner."""
         s = submission_data(submission_id, request)
         done = s["status"] in ("accepted", "refused", "interrupted")
-        parts = [
-            f"<p>{html.escape(s['owner'])}'s {html.escape(s['bot'] or 'upload')}:"
-            f" <strong>{html.escape(s['status'])}</strong>"
-            f"{': ' + html.escape(s['reason']) if s['reason'] else ''}</p>"
+        checks = [
+            (c["name"], "PASS" if c["passed"] else "FAIL", c["detail"])
+            for c in (s["report"] or {}).get("check", [])
         ]
-        if not done:
-            parts.append(f"<p>{html.escape(s['progress'] or 'waiting for a worker')} …"
-                         " (this page reloads until the verdict)</p>")  # fmt: skip
-        checks = (s["report"] or {}).get("check", [])
-        if checks:
-            rows = [(c["name"], "PASS" if c["passed"] else "FAIL", c["detail"]) for c in checks]
-            parts.append(table(("check", "", "detail"), rows))
-        answer = page(
+        answer = render(
+            "submission.html",
             f"Submission #{submission_id}",
-            "".join(parts),
             f"/api/service/submissions/{submission_id}",
+            s=s,
+            refresh=not done,
+            checks=checks,
         )
         if not done:
             answer.headers["Refresh"] = "2"
@@ -207,7 +201,7 @@ def submission_routes(state: ServiceState) -> APIRouter:
     def log_page(request: Request) -> HTMLResponse:
         rows = [
             (
-                f"<a href='/service/submissions/{s['id']}'>#{s['id']}</a>",
+                {"href": f"/service/submissions/{s['id']}", "text": f"#{s['id']}"},
                 s["time"],
                 s["owner"],
                 s["bot"] or "-",
@@ -216,7 +210,9 @@ def submission_routes(state: ServiceState) -> APIRouter:
             )
             for s in log()
         ]
-        body = table(("", "time", "owner", "bot", "status", "reason"), rows, raw=0)
-        return page("Submissions", body, "/api/service/submissions")
+        header = ("", "time", "owner", "bot", "status", "reason")
+        return render(
+            "rows.html", "Submissions", "/api/service/submissions", header=header, rows=rows
+        )
 
     return router

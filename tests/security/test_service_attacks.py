@@ -693,3 +693,19 @@ def test_every_route_of_the_schema_fuzzed_answers_without_a_server_error(
     for operation in operations:
         for headers in ({}, service.bearer("fay")):
             fuzz(operation, headers)
+
+
+def test_a_hostile_bot_name_is_shown_as_text_on_every_page(service: Service) -> None:
+    """The pages are rendered from templates with autoescaping: a name (in a refusal's
+    reason) that is HTML shows as text."""
+    script = "<script>alert(1)</script>"
+    hostile = packed({"bot.toml": f'name = "{script}"\ncommand = ["x"]\n'.encode()})
+    with service.client(headers=service.bearer("fay")) as http:
+        sent = http.post("/api/service/submissions", content=hostile)
+        assert sent.status_code == 202, sent.text
+        number = sent.json()["id"]
+    assert script in verdict(service, number)["reason"]
+    with service.client(headers=service.bearer("fay")) as http:
+        for path in ("/service/submissions", f"/service/submissions/{number}"):
+            page = http.get(path).text
+            assert script not in page and "&lt;script&gt;" in page, page
