@@ -342,6 +342,9 @@ class EventData:
             plays = store.plays(event)
         round_of = {p.id: p.play.round for p in plays}
         table_of = {p.id: p.play.table for p in plays}
+        if self.public:  # a board in play shows none of its hands (its tables share them)
+            in_play = {p.play.board for p in plays if not p.done}
+            hands = tuple(h for h in hands if h.board not in in_play)
         rows = [h for h in hands if flt.accepts(h, round_of)]
         page = rows[offset : offset + limit]
         return {

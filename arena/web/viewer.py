@@ -62,17 +62,19 @@ class Viewer:
             raise HTTPException(404, f"{d.path.name}: no event {event[:40]!r}")
         return event
 
-    @staticmethod
-    def check_view(view: str, d: EventData | None = None, name: str = "", play: int = 0) -> None:
-        """Refuses an unknown view, and any view but the spectator's of a board in play."""
+    def check_view(
+        self, view: str, d: EventData | None = None, name: str = "", play: int = 0
+    ) -> None:
+        """Refuses an unknown view, and any view but the spectator's of a board in play
+        (served to strangers, ``public``: any view of it)."""
         if view not in PERSPECTIVES:
             raise HTTPException(422, f"view {view!r}: use one of {', '.join(PERSPECTIVES)}")
-        if view != "spectator" and d is not None and d.board_in_play(name, play):
+        if (view != "spectator" or self.public) and d is not None and d.board_in_play(name, play):
+            open_ = "" if self.public else " (the spectator view is open)"
             raise HTTPException(
                 403,
                 f"play {play}'s board is still being played at another table, which holds the"
-                " same cards: its hands are hidden until every play of the board ends (the"
-                " spectator view is open)",
+                f" same cards: its hands are hidden until every play of the board ends{open_}",
             )
 
 

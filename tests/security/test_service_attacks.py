@@ -300,14 +300,15 @@ def test_an_owner_reads_their_own_bots_seat_logs_only(service: Service) -> None:
 
 def test_a_round_in_progress_shows_nothing_in_the_viewer(service: Service, tmp_path: Path) -> None:
     """The viewer as the service mounts it (``public``), over a copy of the league whose round
-    is marked in progress with one play left: the league page counts none of its hands, and
-    no board of it is compared."""
+    is marked in progress with one play of each board left: the league page counts none of
+    its hands, the game list shows none, and no play of it is compared or replayed (not even
+    in the spectator view: its other table holds the same cards)."""
     copy = tmp_path / "league.sqlite"
     with sqlite3.connect(service.db) as source, sqlite3.connect(copy) as target:
         source.backup(target)
     with sqlite3.connect(copy) as conn:
         conn.execute("UPDATE league_rounds SET status = 'planned'")
-        conn.execute("UPDATE plays SET status = 'pending' WHERE ordinal = 1")
+        conn.execute("UPDATE plays SET status = 'pending' WHERE ordinal % 2 = 1")
     (tmp_path / "league.sqlite.logs").symlink_to(service.root / "league.sqlite.logs")
     with running(create_app([copy], public=True)) as url, httpx.Client(timeout=120) as http:
         board = http.get(f"{url}/api/league").json()
@@ -316,6 +317,11 @@ def test_a_round_in_progress_shows_nothing_in_the_viewer(service: Service, tmp_p
         event = http.get(f"{url}/api/dbs").json()[0]["events"][0]["name"]
         compared = http.get(f"{url}/api/compare", params={"event": event, "play": 0})
         assert compared.status_code == 403, compared.text
+        games = http.get(f"{url}/api/games", params={"event": event}).json()
+        assert games["total"] == 0 and not games["rows"], games
+        for view in ("spectator", "all"):
+            step = http.get(f"{url}/api/step", params={"event": event, "play": 0, "view": view})
+            assert step.status_code == 403, (view, step.text)
 
 
 # ---------------------------------------------------------------------- lock-outs
