@@ -135,12 +135,23 @@ def submit_command(
     ] = None,
     token: Annotated[
         str | None,
-        typer.Option(envvar="ARENA_TOKEN", show_default=False, help="Your token (--server)."),
+        typer.Option(
+            envvar="ARENA_TOKEN",
+            show_default=False,
+            help="Your token (--server); prefer ARENA_TOKEN or --token-file: an option shows"
+            " in the process list.",
+        ),
+    ] = None,
+    token_file: Annotated[
+        Path | None,
+        typer.Option(dir_okay=False, show_default=False, help="A file holding your token."),
     ] = None,
 ) -> None:
     """Register a bot or a new version of it (its folder is hashed and copied); with
     --server, upload it to a league service and wait for its verdict."""
     if server is not None:
+        if token_file is not None:
+            token = league_service.read_token(token_file)
         league_service.submit_to_server(Path(manifest), server, token, gate)
         return
     again = ["arena", "league", "submit", manifest, "--db", str(db)]

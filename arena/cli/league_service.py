@@ -17,7 +17,7 @@ from arena.service.client import RemoteError, submit_remote
 from arena.service.uploads import MAX_UPLOAD_BYTES
 from arena.tournament.league.store import LeagueStore
 
-__all__ = ["backup_command", "owner_app", "serve_command", "submit_to_server"]
+__all__ = ["backup_command", "owner_app", "read_token", "serve_command", "submit_to_server"]
 
 console = make_console()
 errors = make_console(stderr=True)
@@ -119,6 +119,19 @@ def serve_command(
             " [gate] required = true does)."
         ),
     ] = False,
+    trusted_proxy: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="The address of a reverse proxy whose X-Forwarded-For and X-Forwarded-Proto"
+            " are believed (repeat for several); by default none is."
+        ),
+    ] = None,
+    header_timeout: Annotated[
+        float, typer.Option(min=1, help="Seconds to send a request's headers.")
+    ] = 10.0,
+    body_timeout: Annotated[
+        float, typer.Option(min=1, help="Seconds a request may take to send its body (an upload).")
+    ] = 300.0,
     cluster: ClusterOption = None,
     allow_unsandboxed: AllowUnsandboxedOpt = False,
 ) -> None:
@@ -127,6 +140,7 @@ def serve_command(
         import uvicorn
 
         from arena.web.service import Limits, create_service_app
+        from arena.web.service_guard import guarded_protocol
     except ImportError as e:
         _fail(
             f"the service needs the web extra ({e.name} is missing): pip install 'tichu-arena[web]'"
@@ -134,7 +148,12 @@ def serve_command(
         raise
     if not db.is_file():
         _fail(f"{db}: no league database here; create one with arena league init")
-    limits = Limits(max_upload_bytes=max_upload_kb << 10, daily_submissions=daily_submissions)
+    limits = Limits(
+        max_upload_bytes=max_upload_kb << 10,
+        daily_submissions=daily_submissions,
+        header_timeout_s=header_timeout,
+        body_timeout_s=body_timeout,
+    )
     try:
         app = create_service_app(
             db,
@@ -149,7 +168,27 @@ def serve_command(
         f"league service over {db}; open http://{host}:{port}/service (Ctrl-C stops)",
         highlight=False,
     )
-    uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning")).run()
+    proxies = trusted_proxy or []
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        http=guarded_protocol(header_timeout),
+        proxy_headers=bool(proxies),
+        forwarded_allow_ips=proxies or None,
+    )
+    uvicorn.Server(config).run()
+
+
+def read_token(path: Path) -> str:
+    """The token in a file (its first line; the file should be readable by its owner only)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as e:
+        _fail(f"{path}: cannot read the token file ({e.strerror})")
+        raise
+    return text.strip().splitlines()[0] if text.strip() else ""
 
 
 def submit_to_server(folder: Path, server: str, token: str | None, gate: bool) -> None:
@@ -159,7 +198,7 @@ def submit_to_server(folder: Path, server: str, token: str | None, gate: bool) -
     folder, token or upload the server does not take).
     """
     if not token:
-        _fail("no token: pass --token or set ARENA_TOKEN (arena league owner add prints one)")
+        _fail("no token: set ARENA_TOKEN or pass --token-file (arena league owner add prints one)")
     assert token is not None
 
     def line(text: str) -> None:

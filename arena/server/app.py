@@ -29,6 +29,7 @@ from typing import Any
 import grpc
 
 from arena.server.lobby import Lobby, Seating
+from arena.server.relay import RELAY_SOCKET
 from arena.server.sandbox import SOCKET_NAME
 from arena.server.service import SERVICE, RefereeService
 from arena.server.table import Table, TableManager, TableSpec
@@ -73,7 +74,8 @@ def _socket_folder() -> Path:
     when that one's path is too long for a socket (as a test's or a CI job's may be)."""
     for base in (None, "/tmp"):
         folder = Path(tempfile.mkdtemp(prefix="tichu-arena-", dir=base))
-        if len(os.fsencode(folder / SOCKET_NAME)) <= _SOCKET_PATH_MAX:
+        longest = max(len(os.fsencode(folder / name)) for name in (SOCKET_NAME, RELAY_SOCKET))
+        if longest <= _SOCKET_PATH_MAX:  # the bots' relays listen deeper in it
             return folder
         folder.rmdir()
     raise OSError(

@@ -418,4 +418,6 @@ def seat_log(log_dir: Path, seat: int, name: str) -> Path:
 
 
 def _safe(name: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:40] or "bot"
+    # ``+`` kept: a league's bot names (``[A-Za-z0-9._+-]``) map to distinct files, so the
+    # owner of ``data+bot`` is never served the logs of ``data_bot``
+    return "".join(c if c.isalnum() or c in "-_.+" else "_" for c in name)[:40] or "bot"

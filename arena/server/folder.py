@@ -35,6 +35,7 @@ import os
 import shutil
 import stat
 import tarfile
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -73,6 +74,11 @@ SKIPPED_SUFFIXES = (".pyc", ".pyo")
 """Files left out by their suffix (compiled Python, which the interpreter makes itself)."""
 
 _CHUNK = 1 << 20
+MAX_MEMBER_HEADER_BYTES = 64 * 1024
+"""The largest extended header of an archive member (a GNU long name, a pax header): the
+reader takes one whole into memory, so it is refused by its declared size first."""
+MAX_HEADER_CHAIN = 4
+"""The most extended headers one member may carry (pax, GNU long name and link, global)."""
 _DIGEST_TAG = b"tichu-arena folder v2\0"
 
 
@@ -454,12 +460,58 @@ def unpack_archive(
     target.mkdir(mode=0o755)
     try:
         _unpack(data, target, skipped, caps)
-    except (tarfile.TarError, EOFError, gzip.BadGzipFile, OSError) as e:
+    except FolderError as e:
         remove_tree(target)
-        raise FolderError(f"{target}: a damaged bot archive: {e}") from None
+        text = str(e)
+        raise FolderError(text if text.startswith(f"{target}") else f"{target}: {text}") from None
+    except (tarfile.TarError, EOFError, gzip.BadGzipFile, zlib.error) as e:
+        remove_tree(target)
+        raise FolderError(f"{target}: a damaged bot archive ({e})") from None
+    except OSError as e:
+        remove_tree(target)
+        raise FolderError(f"{target}: the archive could not be unpacked: {e.strerror}") from None
     except BaseException:
         remove_tree(target)
         raise
+
+
+_EXTENDED = frozenset(
+    {tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK, tarfile.XHDTYPE, tarfile.XGLTYPE,
+     tarfile.SOLARIS_XHDTYPE}
+)  # fmt: skip
+
+
+class _BoundedTarInfo(tarfile.TarInfo):
+    """A member header read with bounds: an extended header (GNU long name, pax) of at most
+    ``MAX_MEMBER_HEADER_BYTES`` and ``MAX_HEADER_CHAIN`` of them before a member, no GNU
+    sparse member (whose extension blocks the reader collects without bound). The bounds are
+    checked on the declared size, before the reader takes the header's bytes."""
+
+    def _proc_member(self, tarfile_: tarfile.TarFile) -> tarfile.TarInfo:
+        chain = getattr(tarfile_, "_arena_chain", 0)
+        if self.type in _EXTENDED:
+            if self.size > MAX_MEMBER_HEADER_BYTES or chain >= MAX_HEADER_CHAIN:
+                raise FolderError(
+                    f"an extended header of {self.size} bytes (a long name or pax header;"
+                    f" at most {MAX_MEMBER_HEADER_BYTES} bytes, {MAX_HEADER_CHAIN} a member)"
+                )
+            tarfile_._arena_chain = chain + 1  # type: ignore[attr-defined]
+        else:
+            tarfile_._arena_chain = 0  # type: ignore[attr-defined]
+            if self.type == tarfile.GNUTYPE_SPARSE:
+                raise FolderError(f"'{shown(self.name)}' is a sparse file (refused)")
+        try:
+            member: tarfile.TarInfo = super()._proc_member(tarfile_)  # type: ignore[misc]
+        except (ValueError, OverflowError, LookupError) as e:  # a pax record tarfile misreads
+            raise FolderError(f"a damaged bot archive (a member header: {e})") from None
+        return member
+
+
+def _plain(name: str) -> str:
+    """A member's name without the ``./`` that ``tar -C bot .`` puts before each."""
+    while name.startswith("./"):
+        name = name[2:]
+    return name
 
 
 def _unpack(data: bytes, target: Path, skipped: frozenset[str], caps: Caps) -> None:
@@ -471,9 +523,12 @@ def _unpack(data: bytes, target: Path, skipped: frozenset[str], caps: Caps) -> N
             f" folder may hold {caps.text()}"
         )
 
-    with tarfile.open(fileobj=io.BytesIO(data), mode="r|gz") as tar:
+    stream = io.BytesIO(data)
+    with tarfile.open(fileobj=stream, mode="r|gz", tarinfo=_BoundedTarInfo) as tar:
         for member in tar:
-            name = member.name
+            name = _plain(member.name)
+            if name in ("", ".") and member.type == tarfile.DIRTYPE:
+                continue  # the folder itself (``./``)
             parts = PurePosixPath(name).parts
             if (
                 not parts

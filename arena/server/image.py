@@ -588,3 +588,32 @@ def folder_image(folder: Path) -> Image:
     paths = set(stats)
     key = _key(paths, stats)
     return build("folder", paths, (folder,), source_root=folder, target_root=folder, key=key)
+
+
+def release_folder_image(folder: Path) -> int:
+    """Removes the images of ``folder`` (a checked upload's: nothing will run it again) that
+    no other runner holds, this process's hold dropped first; returns how many."""
+    tag = hashlib.sha256(str(folder.resolve()).encode()).hexdigest()[:8]
+    removed = 0
+    top = images_folder()
+    for image in top.glob(f"folder-*{tag}"):
+        fd = _held.pop(image, None)
+        if fd is not None:
+            os.close(fd)
+        lock = image.with_name(image.name + ".lock")
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue
+        try:
+            shutil.rmtree(image, ignore_errors=True)
+            lock.unlink(missing_ok=True)
+            removed += 1
+        finally:
+            os.close(fd)
+    return removed

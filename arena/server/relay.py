@@ -23,10 +23,13 @@ import tempfile
 from pathlib import Path
 from typing import cast
 
-__all__ = ["MAX_CONNECTIONS", "SeatRelay"]
+__all__ = ["MAX_CONNECTIONS", "RELAY_SOCKET", "SeatRelay"]
 
 MAX_CONNECTIONS = 4
 """Connections one bot process may hold to the referee at once."""
+RELAY_SOCKET = Path("seat-12345678") / "seat.sock"
+"""The shape of a relay's socket path under the referee's socket folder (``mkdtemp``'s
+names have 8 characters after the prefix): the longest path the referee's folder must hold."""
 _HIGH_WATER = 256 * 1024
 """Bytes a side may have waiting to be written before its peer is paused."""
 

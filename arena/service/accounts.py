@@ -19,9 +19,10 @@ The service's tables live in the league database beside the league's (``meta`` k
   once, so sessions and forms outlive a restart of the service.
 
 A token is ``<owner>.<43 random URL-safe characters>`` (256 bits from ``secrets``): the name
-part lets failed logins be limited per owner; the hash is compared with
-``hmac.compare_digest``. A token of 256 random bits needs no slow password hash: nothing
-about it can be guessed from its SHA-256.
+part finds the account; the hash is compared with ``hmac.compare_digest``. A token of 256
+random bits needs no slow password hash (nothing about it can be guessed from its SHA-256)
+and no lockout of its owner: failed logins are limited per client address alone, so no
+stranger can lock an owner out by naming them.
 """
 
 from __future__ import annotations
@@ -467,10 +468,14 @@ class ServiceDb:
         return [_submission(row) for row in rows]
 
     def submissions_since(self, owner: str, hours: float = 24.0) -> int:
-        """How many uploads the owner made in the last ``hours`` (the daily quota)."""
+        """How many uploads of the owner's in the last ``hours`` count toward the daily quota:
+        those being checked and those that reached the sandbox's smoke check (an upload
+        refused before it, or interrupted, costs the author nothing)."""
         since = utc_text(datetime.now(UTC) - timedelta(hours=hours))
         row = self._conn.execute(
-            "SELECT COUNT(*) FROM service_submissions WHERE owner = ? AND time >= ?",
+            "SELECT COUNT(*) FROM service_submissions WHERE owner = ? AND time >= ?"
+            " AND status != 'interrupted'"
+            " AND (status != 'refused' OR json_extract(report, '$.check') IS NOT NULL)",
             (owner, since),
         ).fetchone()
         return int(row[0])
@@ -531,11 +536,12 @@ def claimed_owner(token: str) -> str | None:
 
 
 class FailedLogins:
-    """Failed logins per client address and per claimed owner, over a sliding window.
+    """Failed logins per client address, over a sliding window.
 
-    After ``limit`` failures within ``window_s`` seconds from one address, or against one
-    owner's name, further attempts are refused until the oldest failure leaves the window
-    (kept in memory: a restart forgets them).
+    After ``limit`` failures within ``window_s`` seconds from one address, further attempts
+    from it are refused until the oldest failure leaves the window (kept in memory: a
+    restart forgets them). An owner's name counts for nothing: a token's 256 random bits
+    cannot be guessed, and a count per owner would let anyone lock that owner out.
     """
 
     def __init__(self, limit: int = 10, window_s: float = 300.0) -> None:
@@ -543,30 +549,26 @@ class FailedLogins:
         self.window_s = window_s
         self._failures: dict[str, deque[float]] = {}
 
-    def _recent(self, key: str, now: float) -> deque[float]:
-        times = self._failures.setdefault(key, deque())
+    def _recent(self, address: str, now: float) -> deque[float]:
+        times = self._failures.get(address)
+        if times is None:
+            return deque()
         while times and times[0] <= now - self.window_s:
             times.popleft()
         if not times:
-            del self._failures[key]
-            return deque()
+            del self._failures[address]
         return times
 
-    def blocked(self, address: str, owner: str | None) -> float:
-        """Seconds until an attempt from ``address`` for ``owner`` is allowed (0: now)."""
+    def blocked(self, address: str) -> float:
+        """Seconds until an attempt from ``address`` is allowed (0: now)."""
         now = time.monotonic()
-        wait = 0.0
-        for key in (f"address:{address}", f"owner:{owner}" if owner else None):
-            if key is None:
-                continue
-            times = self._recent(key, now)
-            if len(times) >= self.limit:
-                wait = max(wait, times[0] + self.window_s - now)
-        return wait
+        times = self._recent(address, now)
+        return max(0.0, times[0] + self.window_s - now) if len(times) >= self.limit else 0.0
 
-    def failed(self, address: str, owner: str | None) -> None:
-        """Counts a failed login."""
+    def failed(self, address: str) -> None:
+        """Counts a failed login (the addresses seen are bounded by forgetting old ones)."""
         now = time.monotonic()
-        for key in (f"address:{address}", f"owner:{owner}" if owner else None):
-            if key is not None:
-                self._failures.setdefault(key, deque()).append(now)
+        if len(self._failures) > 100_000:  # a flood of addresses: drop the stale ones
+            for key in list(self._failures):
+                self._recent(key, now)
+        self._failures.setdefault(address, deque()).append(now)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -40,18 +41,22 @@ from arena.kit.check import CheckSettings, run_check
 from arena.rules import ArenaError
 from arena.server.bundle import MAX_BUNDLE_BYTES
 from arena.server.folder import FolderError, remove_tree, unpack_archive
+from arena.server.image import release_folder_image
 from arena.server.manifest import ManifestError, load_manifest
 from arena.server.sandbox import SandboxError, require_sandbox
 from arena.service.accounts import ServiceDb
 from arena.tournament.league.season import GateInterrupted, GateRefused, submit
+from arena.tournament.league.spec import BOT_NAME
 from arena.tournament.league.store import LeagueStore
 from arena.tournament.store import StoreError
 
 __all__ = [
     "EXIT_PENDING",
     "MAX_UPLOAD_BYTES",
+    "PACKING",
     "UploadRefused",
     "process",
+    "public_reason",
     "receive",
     "resumable",
     "upload_area",
@@ -158,10 +163,13 @@ def process(
         return Verdict("queued", reason, EXIT_PENDING, report)
     except ArenaError as e:
         verdict = Verdict("refused", _line(str(e)), report.get("exit", EXIT_BAD), report)
+    except OSError as e:  # the upload area full, say: said without the server's paths
+        verdict = Verdict("refused", f"the server could not unpack it: {e.strerror}", 2, report)
     finally:
         remove_tree(folder)
+    reason = public_reason(verdict.reason, db)
     service.finish_submission(
-        submission_id, verdict.status, verdict.reason, report=verdict.report, progress="done"
+        submission_id, verdict.status, reason, report=verdict.report, progress="done"
     )
     archive.unlink(missing_ok=True)  # only once the verdict is recorded
     service.close()
@@ -214,18 +222,27 @@ def _process(
     check: CheckSettings | None,
     stopped: Callable[[], bool],
 ) -> Verdict:
+    data = archive.read_bytes()
+    kind = _not_a_gzipped_tar(data)
+    if kind:
+        raise UploadRefused(f"the upload is {kind}: {PACKING}")
     try:
-        unpack_archive(archive.read_bytes(), folder)
+        unpack_archive(data, folder)
     except FolderError as e:
         # name the archive's member, not the server's folder
         raise UploadRefused(str(e).replace(f"{folder}: ", "")) from None
-    path = folder / "bot.toml"
-    if not path.is_file() or path.is_symlink():
-        raise UploadRefused("the upload has no bot.toml at its root: pack the bot's folder")
+    del data
+    root = _bot_root(folder)
+    path = root / "bot.toml"
     try:
         manifest = load_manifest(path)
     except ManifestError as e:
-        raise UploadRefused(str(e).replace(f"{folder}/", "")) from None
+        raise UploadRefused(str(e).replace(f"{root}/", "")) from None
+    if not BOT_NAME.fullmatch(manifest.name):  # before the sandbox's seconds are spent
+        raise UploadRefused(
+            f"the bot name {manifest.name[:40]!r} is not usable in a league: 1-32 letters,"
+            " digits or ._+- starting with a letter or digit, no spaces (bot.toml's name)"
+        )
     owner = service.submission(submission_id)
     assert owner is not None
     service.update_submission(submission_id, bot=manifest.name)
@@ -252,7 +269,12 @@ def _process(
         table_timeout_s=settings.table_timeout_s,
         sandbox=sandbox,
     )
-    checked = run_check(manifest, settings, logs, lambda r: say(f"check: {r.name} {_pf(r.passed)}"))
+    try:
+        checked = run_check(
+            manifest, settings, logs, lambda r: say(f"check: {r.name} {_pf(r.passed)}")
+        )
+    finally:
+        release_folder_image(root)  # a copy in memory: not kept for the next hour
     if stopped():
         raise KeyboardInterrupt  # its checks were cut short: no verdict
     report["check"] = [
@@ -294,6 +316,47 @@ def _process(
     with contextlib.suppress(OSError):
         remove_tree(folder)
     return Verdict("accepted", _line(reason), EXIT_ACCEPTED, report)
+
+
+PACKING = "send the bot's folder as a gzipped tar: tar czf bot.tar.gz -C bot ."
+"""How to pack a folder, said wherever an upload is not packed so."""
+
+
+def _not_a_gzipped_tar(data: bytes) -> str:
+    """What the upload is when it is plainly not a gzipped tar (``''`` otherwise)."""
+    if data[:4] in (b"PK\x03\x04", b"PK\x05\x06"):
+        return "a .zip archive"
+    if data[257:262] == b"ustar" or data[257:263] == b"ustar\x00":
+        return "a tar that is not gzipped"
+    if data[:2] != b"\x1f\x8b":
+        return "not a gzipped tar"
+    return ""
+
+
+def _bot_root(folder: Path) -> Path:
+    """Where the unpacked upload's ``bot.toml`` is: at its root (``tar czf bot.tar.gz -C bot
+    .``), or in its one folder (``tar czf bot.tar.gz bot``).
+
+    Raises:
+        UploadRefused: Neither.
+    """
+    if (folder / "bot.toml").is_file():
+        return folder
+    entries = list(folder.iterdir())
+    if len(entries) == 1 and entries[0].is_dir() and (entries[0] / "bot.toml").is_file():
+        return entries[0]
+    raise UploadRefused(f"the upload has no bot.toml at its root or in its one folder: {PACKING}")
+
+
+def public_reason(text: str, db: Path) -> str:
+    """A verdict's reason as the public submission log may show it: one line, without the
+    server's paths or raw ``[Errno N]`` codes."""
+    for root in sorted({str(db.resolve().parent), str(db.parent)}, key=len, reverse=True):
+        if root not in ("", "."):
+            text = text.replace(root + "/", "").replace(root, "")
+    text = re.sub(r"\[Errno -?\d+\] ", "", text)
+    text = re.sub(r"(?<![\w.])/(?:[^\s/'\"]+/)+", "", text)  # any other absolute folder
+    return _line(text)
 
 
 def _pf(passed: bool) -> str:

@@ -49,13 +49,20 @@ STATIC = Path(str(resources.files("arena.web") / "static"))
 
 
 def create_app(
-    dbs: Sequence[Path], *, delay: str = "trick", poll_s: float = 0.5, files: Sequence[Path] = ()
+    dbs: Sequence[Path],
+    *,
+    delay: str = "trick",
+    poll_s: float = 0.5,
+    files: Sequence[Path] = (),
+    public: bool = False,
 ) -> FastAPI:
     """The application over these event databases (and replay ``files``, one more database
     after them: ``arena.web.files``).
 
     ``delay`` is the spectator delay of live tables (``trick``, ``hand`` or ``none``);
-    ``poll_s`` how often streams look at the database and the live feeds.
+    ``poll_s`` how often streams look at the database and the live feeds. ``public``: served
+    to strangers (the league service): no bot's log lines, a league's finished rounds only,
+    no server path named (``EventData``).
 
     Raises:
         StoreError: A file is not an event database.
@@ -63,7 +70,7 @@ def create_app(
     """
     if delay not in DELAYS:
         raise ValueError(f"spectator delay {delay!r}: use one of {', '.join(DELAYS)}")
-    data = [EventData(Path(p)) for p in dbs]
+    data = [EventData(Path(p), public=public) for p in dbs]
     if files:
         from arena.web.files import ReplayFiles
 
@@ -95,7 +102,7 @@ def create_app(
     def favicon() -> FileResponse:
         return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
 
-    viewer = Viewer(data, listed, uploads, delay, poll_s)
+    viewer = Viewer(data, listed, uploads, delay, poll_s, public)
     for routes in (event_routes, game_routes, live_routes):
         app.include_router(routes(viewer))
 
@@ -118,7 +125,10 @@ def running(app: FastAPI, *, timeout_s: float = 30.0) -> Iterator[str]:
     """
     import uvicorn
 
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=0, log_level="warning", proxy_headers=False
+    )  # no proxy before a test's server: ``X-Forwarded-For`` is trusted from none
+    server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + timeout_s

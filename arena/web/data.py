@@ -127,8 +127,12 @@ def public_failures(failures: Iterable[FailureRow]) -> list[dict[str, Any]]:
 class EventData:
     """One event database, as the web app reads it (one instance per file, thread-safe)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, public: bool = False) -> None:
+        """``public``: served to strangers (the league service): no bot's log lines in any
+        view (a bot's stderr is its owner's), and a league's pages count finished rounds
+        only."""
         self.path = path
+        self.public = public
         self.logs = path.parent / f"{path.name}.logs"
         self._lock = threading.Lock()
         self._replay_stats: dict[str, tuple[list[int], list[int], list[tuple[int, float]]]] = {}
@@ -165,7 +169,9 @@ class EventData:
             raise NotFound("this build of the arena has no league support") from None
         with stores.LeagueStore(self.path) as store:
             try:
-                board: dict[str, Any] = render.league_board(store, season)
+                board: dict[str, Any] = render.league_board(
+                    store, season, finished_only=self.public
+                )
             except KeyError:
                 raise NotFound(f"{self.path}: no season {season}") from None
         return board
@@ -336,6 +342,9 @@ class EventData:
             plays = store.plays(event)
         round_of = {p.id: p.play.round for p in plays}
         table_of = {p.id: p.play.table for p in plays}
+        if self.public:  # a board in play shows none of its hands (its tables share them)
+            in_play = {p.play.board for p in plays if not p.done}
+            hands = tuple(h for h in hands if h.board not in in_play)
         rows = [h for h in hands if flt.accepts(h, round_of)]
         page = rows[offset : offset + limit]
         return {
@@ -382,7 +391,7 @@ class EventData:
             raise NotFound(f"event {event!r} has no recorded play {ordinal}")
         league_logs = self.logs / event  # a league keeps each round's logs in its own folder
         logs = league_logs if league_logs.is_dir() else self.logs
-        timeline = load_timeline(self._resolve(play.replay_path), logs)
+        timeline = load_timeline(self._resolve(play.replay_path), None if self.public else logs)
         with self._lock:
             self._timelines[key] = timeline
             while len(self._timelines) > TIMELINES_KEPT:

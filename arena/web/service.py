@@ -8,6 +8,9 @@ worker process for it, one round at a time. At start-up, submissions the last pr
 stopped before their verdict are checked again (gate included; one whose upload was cut
 short is marked interrupted), expired browser sessions swept, and the stored CSRF key read
 (sessions and forms outlive a restart); an unfinished round is resumed at once.
+A submission whose worker dies is ended as soon as the scheduler sees it (within
+``poll_s``), its files removed. Every request passes ``service_guard.Guard`` (security
+headers, no cross-site posts, body timeouts).
 """
 
 from __future__ import annotations
@@ -22,12 +25,14 @@ from pathlib import Path
 
 from fastapi import FastAPI
 
-from arena.service.accounts import ServiceDb
+from arena.server.folder import remove_tree
+from arena.service.accounts import ServiceDb, Submission
 from arena.service.scheduler import plan
-from arena.service.uploads import EXIT_PENDING, resumable
+from arena.service.uploads import EXIT_PENDING, resumable, upload_area
 from arena.tournament.league.store import LeagueStore
 from arena.web.app import create_app
 from arena.web.service_accounts import account_routes
+from arena.web.service_guard import Guard
 from arena.web.service_pages import league_routes
 from arena.web.service_state import Limits, ServiceState
 from arena.web.service_submissions import submission_routes
@@ -71,7 +76,10 @@ def create_service_app(
     )
     state.failed.limit = limits.login_failures
     state.failed.window_s = limits.login_window_s
-    app = create_app([db])
+    for partial in upload_area(db).glob("*.part"):  # uploads the last process was receiving
+        partial.unlink(missing_ok=True)
+    app = create_app([db], public=True)
+    app.add_middleware(Guard, body_s=limits.body_timeout_s)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -110,9 +118,14 @@ def _resume_submissions(db: Path, service: ServiceDb) -> dict[int, list[str]]:
         service.update_submission(
             found.id, status="queued", progress="checked again: the service restarted"
         )
-        resumed[found.id] = ["submission", "--id", str(found.id), "--archive", str(archive)]
-        resumed[found.id] += ["--gate"] if found.gate else []
+        resumed[found.id] = _check_args(found, archive)
     return resumed
+
+
+def _check_args(found: Submission, archive: Path) -> list[str]:
+    """The worker's arguments that check a submission (again)."""
+    args = ["submission", "--id", str(found.id), "--archive", str(archive)]
+    return args + (["--gate"] if found.gate else [])
 
 
 async def _schedule(state: ServiceState) -> None:
@@ -121,7 +134,9 @@ async def _schedule(state: ServiceState) -> None:
         for submission_id, proc in list(state.workers.items()):
             if proc.poll() is not None:
                 del state.workers[submission_id]
-                await asyncio.to_thread(_reaped, state, submission_id, proc.returncode)
+                again = await asyncio.to_thread(_reaped, state, submission_id, proc.returncode)
+                if again is not None:
+                    state.workers[submission_id] = state.spawn(*again)
         worker = state.round_worker
         if worker is not None and worker.poll() is not None:
             if worker.returncode == 2:  # cannot be planned now (a division short of bots)
@@ -135,22 +150,29 @@ async def _schedule(state: ServiceState) -> None:
         await asyncio.sleep(state.poll_s)
 
 
-def _reaped(state: ServiceState, submission_id: int, code: int) -> None:
-    """A submission's worker ended: one stopped by a signal stays queued for the next start
-    (``EXIT_PENDING``); one that died otherwise without a verdict is interrupted."""
+def _reaped(state: ServiceState, submission_id: int, code: int) -> list[str] | None:
+    """A submission's worker ended. One stopped by a signal (``EXIT_PENDING``: a signal that
+    was not the service's own stop, which cancels this loop first) is checked again: the
+    worker's arguments are returned. One that died otherwise without a verdict is
+    interrupted."""
     with state.service() as service:
         found = service.submission(submission_id)
-        if found is None or found.done or code == EXIT_PENDING:
-            return
+        if found is None or found.done:
+            return None
+        archive = resumable(state.db, submission_id)
+        if code == EXIT_PENDING and archive is not None:
+            service.update_submission(submission_id, progress="checked again: its check stopped")
+            return _check_args(found, archive)
         service.finish_submission(
             submission_id,
             "interrupted",
             f"its check stopped without a verdict (worker exit {code}); submit it again",
             progress="done",
         )
-    archive = resumable(state.db, submission_id)
     if archive is not None:
         archive.unlink(missing_ok=True)
+    remove_tree(upload_area(state.db) / str(submission_id))  # what it unpacked
+    return None
 
 
 def _due(state: ServiceState) -> bool:

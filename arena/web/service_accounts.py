@@ -3,49 +3,78 @@ upload form behind it, and the organiser's audit log."""
 
 from __future__ import annotations
 
-import html
+import asyncio
+import secrets
 from typing import Any
 
-from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi import APIRouter, HTTPException, Request, Response
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from arena.service.accounts import SESSION_LIFETIME
-from arena.web.service_pages import page, table
-from arena.web.service_state import SESSION_COOKIE, ServiceState, client_address
+from arena.web.service_pages import render
+from arena.web.service_state import (
+    LOGIN_COOKIE,
+    SESSION_COOKIE,
+    ServiceState,
+    client_address,
+    small_form,
+)
+from arena.web.viewer import PROBLEMS
 
 __all__ = ["account_routes"]
 
 
 def account_routes(state: ServiceState) -> APIRouter:
     """Routes: ``/service/login`` (form and post), ``/service/logout``, the audit log."""
-    router = APIRouter()
+    router = APIRouter(responses=PROBLEMS)
+
+    def login_form(request: Request, message: str = "", status: int = 200) -> HTMLResponse:
+        """The login form, with a CSRF token tied to a fresh random cookie."""
+        nonce = secrets.token_urlsafe(24)
+        answer = render(
+            "login.html",
+            "Log in",
+            "/api/service/status",
+            status,
+            message=message,
+            csrf=state.login_csrf(nonce),
+        )
+        answer.set_cookie(
+            LOGIN_COOKIE,
+            nonce,
+            max_age=3600,
+            httponly=True,
+            samesite="strict",
+            secure=request.url.scheme == "https",
+        )
+        return answer
 
     @router.get("/service/login", include_in_schema=False)
     def login_page(request: Request) -> HTMLResponse:
         owner = state.owner(request, required=False)
         if owner is None:
-            body = (
-                "<form method='post' action='/service/login'>"
-                "<label>token <input name='token' type='password' autocomplete='off'></label>"
-                " <button>log in</button></form>"
-            )
-            return page("Log in", body, "/api/service/status")
-        body = (
-            f"<p>logged in as {html.escape(owner.name)}"
-            " (<form method='post' action='/service/logout' style='display:inline'>"
-            f"<input type='hidden' name='csrf' value='{state.csrf(request)}'>"
-            "<button>log out</button></form>)</p>"
-            "<form method='post' action='/service/upload' enctype='multipart/form-data'>"
-            f"<input type='hidden' name='csrf' value='{state.csrf(request)}'>"
-            "<label>packed bot folder (.tar.gz) <input type='file' name='bundle'></label>"
-            " <label><input type='checkbox' name='gate'> gate against my previous version"
-            "</label> <button>submit</button></form>"
+            return login_form(request)
+        return render(
+            "upload.html",
+            "Submit a bot",
+            "/api/service/submissions",
+            owner=owner.name,
+            csrf=state.csrf(request),
         )
-        return page("Submit a bot", body, "/api/service/submissions")
 
     @router.post("/service/login", include_in_schema=False)
-    def login(request: Request, token: str = Form(max_length=200)) -> RedirectResponse:
-        owner = state.login(token, client_address(request))
+    async def login(request: Request) -> Response:
+        """The browser's login: its page's CSRF token and a token; a refusal is the form
+        again with the reason (never the JSON of the API)."""
+        form = await small_form(request)
+        state.check_login_csrf(request, form.get("csrf", ""))
+        token = form.get("token", "")
+        if len(token) > 200:
+            return login_form(request, "that is not a token: paste the one you were given", 401)
+        try:
+            owner = await asyncio.to_thread(state.login, token, client_address(request))
+        except HTTPException as e:
+            return login_form(request, str(e.detail), e.status_code)
         answer = RedirectResponse("/service/login", status_code=303)
         with state.service() as service:
             session = service.new_session(owner.name)
@@ -57,11 +86,13 @@ def account_routes(state: ServiceState) -> APIRouter:
             samesite="strict",
             secure=request.url.scheme == "https",
         )
+        answer.delete_cookie(LOGIN_COOKIE)
         return answer
 
     @router.post("/service/logout", include_in_schema=False)
-    def logout(request: Request, csrf: str = Form("")) -> RedirectResponse:
-        state.check_csrf(request, csrf)
+    async def logout(request: Request) -> RedirectResponse:
+        form = await small_form(request)
+        state.check_csrf(request, form.get("csrf", ""))
         with state.service() as service:
             service.end_session(request.cookies.get(SESSION_COOKIE, ""))
         answer = RedirectResponse("/service/login", status_code=303)
@@ -84,7 +115,7 @@ def account_routes(state: ServiceState) -> APIRouter:
         rows = [
             (e["time"], e["actor"], e["address"], e["action"], e["detail"]) for e in audit(request)
         ]
-        body = table(("time", "actor", "address", "what", "detail"), rows)
-        return page("Audit log", body, "/api/service/audit")
+        header = ("time", "actor", "address", "what", "detail")
+        return render("rows.html", "Audit log", "/api/service/audit", header=header, rows=rows)
 
     return router

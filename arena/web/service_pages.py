@@ -8,61 +8,40 @@ at another table) is served early. Each finished round links to its games in the
 
 from __future__ import annotations
 
-import html
-from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse
+from jinja2 import Environment, PackageLoader
 
 from arena.server.bots import seat_log
 from arena.service.scheduler import plan
 from arena.tournament.league.season import season_table, table_json
 from arena.tournament.league.store import LeagueStore
 from arena.web.service_state import ServiceState
+from arena.web.viewer import PROBLEMS
 
-__all__ = ["league_routes", "page", "table"]
-
-
-def page(title: str, body: str, twin: str) -> HTMLResponse:
-    """A plain page: the title, the service's links, the body and a link to its JSON twin."""
-    links = " · ".join(
-        f'<a href="{href}">{name}</a>'
-        for href, name in (
-            ("/service", "standings"),
-            ("/service/submissions", "submissions"),
-            ("/service/login", "log in / upload"),
-            ("/service/audit", "audit"),
-        )
-    )
-    return HTMLResponse(
-        "<!doctype html><html><head><meta charset='utf-8'>"
-        f"<title>{html.escape(title)}</title>"
-        "<link rel='stylesheet' href='/static/app.css'></head><body>"
-        f"<nav>{links}</nav><h1>{html.escape(title)}</h1>{body}"
-        f"<p><a href='{html.escape(twin)}'>JSON</a></p></body></html>"
-    )
+__all__ = ["league_routes", "render"]
 
 
-def table(header: Sequence[str], rows: Iterable[Sequence[object]], raw: int = -1) -> str:
-    """An HTML table of escaped cells (column ``raw``, if any, is already HTML)."""
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-    body = "".join(
-        "<tr>"
-        + "".join(
-            f"<td>{cell if k == raw else html.escape(str(cell))}</td>" for k, cell in enumerate(row)
-        )
-        + "</tr>"
-        for row in rows
-    )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+PAGES = Environment(
+    loader=PackageLoader("arena.web", "templates"), autoescape=True, keep_trailing_newline=False
+)
+"""The service's page templates (``arena/web/templates``): every value autoescaped, so no
+page depends on an escape added by hand."""
+
+
+def render(template: str, title: str, twin: str, status: int = 200, **context: Any) -> HTMLResponse:
+    """A page from its template: its title, the service's links, the body, its JSON twin."""
+    text = PAGES.get_template(template).render(title=title, twin=twin, **context)
+    return HTMLResponse(text, status_code=status)
 
 
 def league_routes(state: ServiceState) -> APIRouter:
     """Routes: ``/service`` and ``/api/service/status``, ``/service/bots/{bot}`` and its
     JSON, a bot's seat logs for its owner."""
-    router = APIRouter()
+    router = APIRouter(responses=PROBLEMS)
 
     def status() -> dict[str, Any]:
         with state.store() as store, state.service() as service:
@@ -110,49 +89,34 @@ def league_routes(state: ServiceState) -> APIRouter:
     @router.get("/service", include_in_schema=False)
     def status_page() -> HTMLResponse:
         data = status()
-        parts = [f"<p>season {data['season']}: next round: {html.escape(data['next']['why'])}"]
-        if data["next"]["next_at"]:
-            parts.append(f" (at {html.escape(data['next']['next_at'])})")
-        parts.append("</p>")
-        if data["in_progress"]:
-            p = data["in_progress"]
-            parts.append(
-                f"<p>round {p['round']} in progress: {p['plays_done']} of {p['plays']} plays"
-                " (its hands show when it ends)</p>"
-            )
         standings = data["standings"]
-        if standings is None:
-            parts.append("<p>no finished round yet</p>")
-        else:
-            parts.append(f"<h2>after round {standings['rounds']}</h2>")
-            for division in standings["divisions"]:
-                rows = [
-                    (
-                        row["rank"],
-                        f"<a href='/service/bots/{html.escape(row['bot'])}'>"
-                        f"{html.escape(row['entry'])}</a> {html.escape(row['status'])}",
-                        "-" if row["rating"] is None else f"{row['rating']:+.0f}",
-                        "-"
-                        if row["ci_low"] is None
-                        else f"[{row['ci_low']:+.0f}, {row['ci_high']:+.0f}]",
-                        row["hands"],
-                        ", ".join(f"{k} {n}" for k, n in row["failures"].items()) or "-",
-                        "new" if row["movement"] is None else f"{row['movement']:+d}",
-                    )
-                    for row in division["rows"]
-                ]
-                parts.append(
-                    table(("#", "bot", "rating", "95 %", "hands", "failures", "move"), rows, 1)
+        divisions = [
+            [
+                (
+                    row["rank"],
+                    {"href": f"/service/bots/{row['bot']}", "text": row["entry"],
+                     "after": row["status"]},
+                    "-" if row["rating"] is None else f"{row['rating']:+.0f}",
+                    "-" if row["ci_low"] is None
+                    else f"[{row['ci_low']:+.0f}, {row['ci_high']:+.0f}]",
+                    row["hands"],
+                    ", ".join(f"{k} {n}" for k, n in row["failures"].items()) or "-",
+                    "new" if row["movement"] is None else f"{row['movement']:+d}",
                 )
-        games = [
-            (r["round"], " ".join(
-                f"<a href='/games?event={html.escape(e)}'>{html.escape(e)}</a>"
-                for e in r["events"]
-            ))
-            for r in data["rounds"] if r["finished"]
+                for row in division["rows"]
+            ]
+            for division in (standings or {}).get("divisions", [])
         ]  # fmt: skip
-        parts.append("<h2>games</h2>" + table(("round", "games"), games, 1))
-        return page(f"League {data['league']}", "".join(parts), "/api/service/status")
+        games = [(r["round"], r["events"]) for r in data["rounds"] if r["finished"]]
+        return render(
+            "status.html",
+            f"League {data['league']}",
+            "/api/service/status",
+            data=data,
+            standings=standings,
+            divisions=divisions,
+            games=games,
+        )
 
     def bot_data(bot: str, request: Request) -> dict[str, Any]:
         owner = state.owner(request, required=False)
@@ -217,44 +181,32 @@ def league_routes(state: ServiceState) -> APIRouter:
     @router.get("/service/bots/{bot}", include_in_schema=False)
     def bot_page(bot: str, request: Request) -> HTMLResponse:
         data = bot_data(bot, request)
-        parts = [
-            "<h2>versions</h2>",
-            table(
-                ("version", "hash", "submitted", "gate"),
-                [
-                    (v["version"], v["hash"][:12], v["submitted"], v["gate"] or "-")
-                    for v in data["versions"]
-                ],
-            ),
-            "<h2>rating after each round</h2>",
-            table(
-                ("season", "round", "version", "rating", "95 %", "hands"),
-                [
-                    (
-                        h["season"],
-                        h["round"],
-                        h["version"],
-                        "-" if h["rating"] is None else f"{h['rating']:+.0f}",
-                        "-"
-                        if h["ci_low"] is None
-                        else f"[{h['ci_low']:+.0f}, {h['ci_high']:+.0f}]",
-                        h["hands"],
-                    )
-                    for h in data["history"]
-                ],
-            ),
-            "<h2>failures this season</h2><p>"
-            + html.escape(", ".join(f"{k} {n}" for k, n in data["failures"].items()) or "none")
-            + "</p>",
+        versions = [
+            (v["version"], v["hash"][:12], v["submitted"], v["gate"] or "-")
+            for v in data["versions"]
         ]
-        if data["logs"] is not None:
-            links = [
-                f"<li><a href='/service/bots/{html.escape(bot)}/logs/{html.escape(p)}'>"
-                f"{html.escape(p)}</a></li>"
-                for p in data["logs"]
-            ]
-            parts.append("<h2>your seat logs</h2><ul>" + "".join(links) + "</ul>")
-        return page(f"Bot {bot}", "".join(parts), f"/api/service/bots/{bot}")
+        history = [
+            (
+                h["season"],
+                h["round"],
+                h["version"],
+                "-" if h["rating"] is None else f"{h['rating']:+.0f}",
+                "-" if h["ci_low"] is None else f"[{h['ci_low']:+.0f}, {h['ci_high']:+.0f}]",
+                h["hands"],
+            )
+            for h in data["history"]
+        ]
+        failures = ", ".join(f"{k} {n}" for k, n in data["failures"].items()) or "none"
+        return render(
+            "bot.html",
+            f"Bot {bot}",
+            f"/api/service/bots/{bot}",
+            bot=bot,
+            versions=versions,
+            history=history,
+            failures=failures,
+            logs=data["logs"],
+        )
 
     @router.get("/service/bots/{bot}/logs/{path:path}", include_in_schema=False)
     def bot_log(bot: str, path: str, request: Request) -> FileResponse:

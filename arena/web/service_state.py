@@ -13,25 +13,32 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl
 
 from fastapi import HTTPException, Request
+from starlette.requests import ClientDisconnect
 
 from arena.service.accounts import FailedLogins, Owner, ServiceDb, claimed_owner
 from arena.tournament.league.store import LeagueStore
 
-__all__ = ["SESSION_COOKIE", "Limits", "ServiceState"]
+__all__ = ["LOGIN_COOKIE", "SESSION_COOKIE", "Limits", "ServiceState", "small_form"]
 
 SESSION_COOKIE = "arena_session"
+LOGIN_COOKIE = "arena_login"
+"""A random nonce the login page sets; the form carries its HMAC (``login_csrf``)."""
 
 
 @dataclass(frozen=True)
 class Limits:
-    """The service's quotas: upload size, uploads per owner per day, failed logins."""
+    """The service's quotas: upload size, uploads per owner per day, failed logins per
+    address, and how long a request may take to send its headers and its body."""
 
     max_upload_bytes: int
     daily_submissions: int = 20
     login_failures: int = 10
     login_window_s: float = 300.0
+    header_timeout_s: float = 10.0
+    body_timeout_s: float = 300.0
 
 
 @dataclass
@@ -74,8 +81,8 @@ class ServiceState:
         """The owner a request speaks for: its bearer token, else (with ``cookie``) its
         session cookie.
 
-        A wrong token counts as a failed login for the address and the owner it names;
-        past the limit every attempt is refused (429) until the window passes.
+        A wrong token counts as a failed login of the client's address; past the limit
+        the address's attempts are refused (429) until the window passes.
 
         Raises:
             HTTPException: 401 without a valid token (when ``required``), 429 past the limit.
@@ -102,7 +109,7 @@ class ServiceState:
             HTTPException: 429 past the limit, 401 for a wrong or revoked token.
         """
         claimed = claimed_owner(token)
-        wait = self.failed.blocked(address, claimed)
+        wait = self.failed.blocked(address)
         if wait > 0:
             raise HTTPException(
                 429,
@@ -112,7 +119,7 @@ class ServiceState:
         with self.service() as service:
             found = service.authenticate(token)
             if found is None:
-                self.failed.failed(address, claimed)
+                self.failed.failed(address)
                 service.audit(claimed or "?", address, "login refused", "wrong or revoked token")
                 raise HTTPException(401, "wrong or revoked token")
         return found
@@ -128,6 +135,20 @@ class ServiceState:
             token, self.csrf(request)
         ):
             raise HTTPException(403, "the form's CSRF token does not match your session")
+
+    def login_csrf(self, nonce: str) -> str:
+        """The login form's CSRF token: an HMAC of the random ``nonce`` its page set as a
+        cookie (a foreign page can neither read the cookie nor forge the token)."""
+        return hmac.new(self.csrf_key, b"login:" + nonce.encode(), hashlib.sha256).hexdigest()
+
+    def check_login_csrf(self, request: Request, token: str) -> None:
+        """Refuses a login post without its page's CSRF token (403): a foreign page cannot
+        log a browser into another account."""
+        nonce = request.cookies.get(LOGIN_COOKIE, "")
+        if not nonce or len(nonce) > 100 or not hmac.compare_digest(token, self.login_csrf(nonce)):
+            raise HTTPException(
+                403, "the login form's CSRF token does not match: reload the login page"
+            )
 
     # ------------------------------------------------------------------ workers
 
@@ -149,3 +170,42 @@ def client_address(request: Request) -> str:
     """The client's address as the socket sees it (behind a proxy, run uvicorn with
     ``--forwarded-allow-ips``: docs/deploy.md)."""
     return request.client.host if request.client is not None else "?"
+
+
+SMALL_FORM_BYTES = 4096
+"""The most a login or logout form may send (a token, a CSRF token)."""
+
+
+async def small_form(request: Request) -> dict[str, str]:
+    """A small URL-encoded form (login, logout), read within ``SMALL_FORM_BYTES``.
+
+    Raises:
+        HTTPException: 415 for another encoding (a multipart file part costs the parser
+            many times its size), 413 past the bound, 400 for a field given twice.
+    """
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != "application/x-www-form-urlencoded":
+        raise HTTPException(415, "send this form URL-encoded, as the page does")
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > SMALL_FORM_BYTES:
+        raise HTTPException(413, f"the form is over the {SMALL_FORM_BYTES} bytes it may send")
+    body = bytearray()
+    try:
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > SMALL_FORM_BYTES:
+                raise HTTPException(
+                    413, f"the form is over the {SMALL_FORM_BYTES} bytes it may send"
+                )
+    except ClientDisconnect:
+        raise HTTPException(400, "the form was cut off before its end") from None
+    fields: dict[str, str] = {}
+    try:
+        pairs = parse_qsl(body.decode("utf-8"), keep_blank_values=True, max_num_fields=8)
+    except (UnicodeDecodeError, ValueError):
+        raise HTTPException(400, "the form is not URL-encoded UTF-8") from None
+    for key, value in pairs:
+        if key in fields:
+            raise HTTPException(400, f"the form's field {key[:20]!r} is given twice")
+        fields[key] = value
+    return fields

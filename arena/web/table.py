@@ -341,7 +341,7 @@ class TableRoom:
                 }
                 for s in range(4)
             ],
-            "replay": str(self.out) if self.state == "over" else None,
+            "replay": self.out.name if self.state == "over" else None,
             "version": self.version,
         }
 
@@ -478,7 +478,7 @@ class TableRoom:
             "notes": [n for n in self.notes if n["seat"] in (-1, me)][-60:],
             "view": None,
             "ask": None,
-            "replay": str(self.out) if self.state == "over" else None,
+            "replay": self.out.name if self.state == "over" else None,
         }
         referee = self.table.referee if self.table is not None else None
         if referee is not None:

@@ -9,14 +9,28 @@ uploaded from the start page (last, listed nowhere).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from fastapi import HTTPException
+from pydantic import BaseModel
 
 from arena.web.data import EventData
 from arena.web.timeline import PERSPECTIVES
 from arena.web.uploads import UploadedReplays
 
-__all__ = ["Viewer", "resume_id"]
+__all__ = ["PROBLEMS", "Problem", "Viewer", "resume_id"]
+
+
+class Problem(BaseModel):
+    """An error's answer: one line, or FastAPI's list of the request's invalid parameters."""
+
+    detail: str | list[dict[str, Any]]
+
+
+PROBLEMS: dict[int | str, dict[str, Any]] = {
+    422: {"model": Problem, "description": "A request, or a replay, that cannot be read"}
+}
+"""The routers' documented 422 (FastAPI documents only its own list form)."""
 
 
 @dataclass
@@ -28,6 +42,7 @@ class Viewer:
     uploads: UploadedReplays
     delay: str  # the spectator delay of live tables (``arena.web.live.DELAYS``)
     poll_s: float  # how often streams look at the databases and the live feeds
+    public: bool = False  # served to strangers: databases named, not their paths
 
     def pick(self, db: int) -> EventData:
         """Database ``db`` (404 when there is none)."""
@@ -41,23 +56,25 @@ class Viewer:
         if event is None:
             names = d.names()
             if not names:
-                raise HTTPException(404, f"{d.path}: no events yet")
+                raise HTTPException(404, f"{d.path.name}: no events yet")
             return str(names[0])
         if not d.has_event(event):
-            raise HTTPException(404, f"{d.path}: no event {event[:40]!r}")
+            raise HTTPException(404, f"{d.path.name}: no event {event[:40]!r}")
         return event
 
-    @staticmethod
-    def check_view(view: str, d: EventData | None = None, name: str = "", play: int = 0) -> None:
-        """Refuses an unknown view, and any view but the spectator's of a board in play."""
+    def check_view(
+        self, view: str, d: EventData | None = None, name: str = "", play: int = 0
+    ) -> None:
+        """Refuses an unknown view, and any view but the spectator's of a board in play
+        (served to strangers, ``public``: any view of it)."""
         if view not in PERSPECTIVES:
             raise HTTPException(422, f"view {view!r}: use one of {', '.join(PERSPECTIVES)}")
-        if view != "spectator" and d is not None and d.board_in_play(name, play):
+        if (view != "spectator" or self.public) and d is not None and d.board_in_play(name, play):
+            open_ = "" if self.public else " (the spectator view is open)"
             raise HTTPException(
                 403,
                 f"play {play}'s board is still being played at another table, which holds the"
-                " same cards: its hands are hidden until every play of the board ends (the"
-                " spectator view is open)",
+                f" same cards: its hands are hidden until every play of the board ends{open_}",
             )
 
 

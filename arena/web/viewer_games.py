@@ -11,7 +11,7 @@ from fastapi.responses import FileResponse
 
 from arena.web.data import GameFilter
 from arena.web.uploads import UploadRefused
-from arena.web.viewer import Viewer
+from arena.web.viewer import PROBLEMS, Viewer
 
 __all__ = ["game_routes"]
 
@@ -19,7 +19,7 @@ __all__ = ["game_routes"]
 def game_routes(v: Viewer) -> APIRouter:
     """Routes: ``/api/games``, ``/api/replay`` (and its download and upload), ``/api/step``,
     ``/api/compare``."""
-    router = APIRouter()
+    router = APIRouter(responses=PROBLEMS)
 
     @router.post("/api/replay/upload")
     async def replay_upload(request: Request, name: str = "") -> dict[str, Any]:
@@ -116,7 +116,16 @@ def game_routes(v: Viewer) -> APIRouter:
 
     @router.get("/api/compare")
     def compare_api(db: int = 0, event: str | None = None, play: int = 0) -> dict[str, Any]:
+        """The board's finished plays side by side (refused while a play of the board is
+        still being played: its other tables' actions tell its hands)."""
         d = v.pick(db)
-        return d.compare(v.event_name(d, event), play)
+        name = v.event_name(d, event)
+        if d.board_in_play(name, play):
+            raise HTTPException(
+                403,
+                f"play {play}'s board is still being played at another table: its tables are"
+                " compared when every play of the board ends",
+            )
+        return d.compare(name, play)
 
     return router

@@ -4,27 +4,38 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Annotated
 
-from fastapi import APIRouter, Header, HTTPException
+from fastapi import APIRouter, Depends, Header, HTTPException
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from arena.tournament.live import live_path
+from arena.web.data import EventData
 from arena.web.live import PublicTable, read_feed, visible_count
-from arena.web.viewer import Viewer, resume_id
+from arena.web.viewer import PROBLEMS, Viewer, resume_id
 
 __all__ = ["live_routes"]
 
 
 def live_routes(v: Viewer) -> APIRouter:
     """Routes: ``/api/live/stream``."""
-    router = APIRouter()
+    router = APIRouter(responses=PROBLEMS)
+
+    def feed(db: int = 0, event: str | None = None, play: int = 0) -> tuple[EventData, str, Path]:
+        """The stream's database, event and feed file, or 404 before the stream starts (a
+        refusal inside the stream would come after its 200)."""
+        d = v.pick(db)
+        name = v.event_name(d, event)
+        path = live_path(d.path, name, play)
+        if not path.is_file():
+            raise HTTPException(404, f"event {name[:40]!r} has no live feed for play {play}")
+        return d, name, path
 
     @router.get("/api/live/stream", response_class=EventSourceResponse)
     async def live_stream(
-        db: int = 0,
-        event: str | None = None,
-        play: int = 0,
+        # a default, not Annotated: the string annotation could not name a closure
+        found: tuple[EventData, str, Path] = Depends(feed),
         last_event_id: Annotated[str | None, Header()] = None,
     ) -> AsyncIterator[ServerSentEvent]:
         """A live table: one ``table`` message per public event the delay lets through.
@@ -32,11 +43,7 @@ def live_routes(v: Viewer) -> APIRouter:
         The id is the event's position in the feed; each message carries the event and the
         table after it. ``end`` follows the match's last event.
         """
-        d = v.pick(db)
-        name = v.event_name(d, event)
-        path = live_path(d.path, name, play)
-        if not path.is_file():
-            raise HTTPException(404, f"event {name!r} has no live feed for play {play}")
+        d, name, path = found
         sent = resume_id(last_event_id, 0)
         while True:
             header, events = await asyncio.to_thread(read_feed, path)

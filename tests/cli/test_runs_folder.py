@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,13 +15,6 @@ from arena.kit.scaffold import new_bot
 from arena.server.manifest import load_manifest, resolve_bot
 from arena.server.runs import RUNS, runs_folder, state_runs_folder
 from tests.helpers import ROOT
-
-STAND_IN = """\
-name = "{name}"
-bots = ["random", "greedy", {{ bot = "random", name = "random-2" }},
-        {{ bot = "greedy", name = "greedy-2" }}]
-schedule = "round_robin"
-"""
 
 
 def test_runs_is_here_unless_here_is_a_bot_folder(
@@ -83,45 +75,3 @@ def test_play_from_the_bots_folder_writes_nothing_there(
     replays = list((tmp_path / "state" / "tichu-arena" / "runs" / "play").glob("*.json"))
     assert len(replays) == 1
     assert f"replay written to {replays[0]}" in result.stdout
-
-
-@pytest.mark.slow
-def test_the_readme_commands_from_the_project_root_write_runs_there(tmp_path: Path) -> None:
-    """Issue 49: from the project's root, ``arena event run`` with built-in bots wrote its
-    database to the state folder, and the README's next commands found no runs/<event>.sqlite.
-    The README's event and play commands, run there (an event of a name of this test's own,
-    removed after), write ./runs and say so; nothing goes to the state folder."""
-    name = f"root-{os.getpid()}-{tmp_path.name[-12:]}".replace("_", "-")
-    event = tmp_path / "e.toml"
-    event.write_text(STAND_IN.format(name=name))
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GRPC_")}
-    env |= {"XDG_STATE_HOME": str(tmp_path / "state"), "COLUMNS": "400"}
-    made = [ROOT / "runs" / f"{name}.sqlite", *(ROOT / "leaderboards").glob(f"{name}.*")]
-
-    def arena(*args: str) -> str:
-        done = subprocess.run(
-            [sys.executable, "-m", "arena.cli.main", *args],
-            cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
-        )  # fmt: skip
-        assert done.returncode == 0, done.stdout + done.stderr
-        return " ".join(done.stdout.split())
-
-    db = f"runs/{name}.sqlite"
-    try:
-        assert f"results: {db}" in arena("event", "run", str(event))
-        assert (ROOT / db).is_file()
-        assert f"results in {db}" in arena("event", "resume", db)
-        assert "hand-Elo" in arena("ratings", db)
-        assert f"leaderboards/{name}.md" in arena("leaderboard", db)
-        played = arena("play", "random", "random", "random", "random", "--hands", "1", "--quiet")
-        replay = played.split("replay written to ")[1].split()[0]
-        made.append(ROOT / replay)
-        assert replay.startswith("runs/play/") and (ROOT / replay).is_file(), played
-        assert not (tmp_path / "state").exists()
-    finally:
-        made += [*(ROOT / "leaderboards").glob(f"{name}.*"), *(ROOT / "runs").glob(f"{name}.*")]
-        for path in made:
-            if path.is_dir():
-                shutil.rmtree(path, ignore_errors=True)
-            else:
-                path.unlink(missing_ok=True)

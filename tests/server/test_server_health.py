@@ -14,6 +14,8 @@ from wire_client import Client, hello
 from arena.referee import Termination, TimeControl
 from arena.referee import replay as replays
 from arena.server import ArenaServer, TableSpec
+from arena.server.relay import SeatRelay
+from arena.server.sandbox import SOCKET_NAME
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -82,5 +84,31 @@ def test_a_temporary_folder_too_deep_for_a_socket_falls_back_to_tmp(
         folder = server.socket.parent
         await server.stop(0.1)
         assert not folder.exists()
+
+    asyncio.run(main())
+
+
+def test_a_temporary_folder_too_deep_for_the_relays_sockets_falls_back_to_tmp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Deep enough for the referee's socket, not for a bot's relay socket in its folder
+    (``seat-XXXXXXXX/seat.sock``): a README command in a deep TMPDIR ended in a traceback,
+    "AF_UNIX path too long", when it started its first bot."""
+    folder_name = len("/tichu-arena-12345678/")
+    room = 107 - folder_name - len(SOCKET_NAME)  # the deepest TMPDIR the socket fits in
+    deep = tmp_path / ("d" * (room - len(str(tmp_path)) - 1))
+    deep.mkdir()
+    assert len(str(deep)) == room
+    monkeypatch.setattr(tempfile, "tempdir", str(deep))
+
+    async def main() -> None:
+        server = ArenaServer(runs_dir=tmp_path)
+        await server.start()
+        assert server.socket is not None
+        relay = SeatRelay(server.socket)
+        path = await relay.start()
+        assert path.is_socket()
+        await relay.close()
+        await server.stop(0.1)
 
     asyncio.run(main())

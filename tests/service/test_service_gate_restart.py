@@ -4,6 +4,7 @@ it pending, registers nothing, and checks it again, gate included, when it start
 
 from __future__ import annotations
 
+import os
 import signal
 import sqlite3
 import subprocess
@@ -12,6 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from arena.service.client import pack
 from arena.tournament.league.season import submit
 from arena.tournament.league.spec import load_league
 from arena.tournament.league.store import LeagueStore
@@ -102,3 +104,51 @@ def test_a_stopped_service_checks_a_pending_upload_again(
         service.send_signal(signal.SIGINT)
         out, _ = service.communicate(timeout=300)
     assert "Traceback" not in out, out
+
+
+def test_a_check_stopped_by_a_signal_of_its_own_is_checked_again(tmp_path: Path) -> None:
+    """A worker stopped by a signal that is not the service's stop (an operator's, a service
+    manager's) leaves its upload queued, and the running service checks it again (a gate
+    that runs on until stopped: the test sees the second worker's gate start)."""
+    env = user_env(tmp_path / "home")
+    endless = LEAGUE.replace("min_pairs = 2", "min_pairs = 1000").replace("= 40", "= 2000")
+    (tmp_path / "g.toml").write_text(endless)
+    db = tmp_path / "g.sqlite"
+    with LeagueStore(db, create=True) as store:
+        store.init_league(load_league(tmp_path / "g.toml"))
+        submit(store, make_bot(tmp_path / "v1", "bob", "random"), owner="ann")
+    token = sh(f"arena league owner add ann --db {db}", tmp_path, env).strip()
+    _, packed = pack(make_bot(tmp_path / "v2", "bob", "greedy"))
+    port = free_port()
+    service = serve(db, env, port)
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=120) as client:
+            posted = client.post(
+                "/api/service/submissions",
+                content=packed,
+                headers={"Authorization": f"Bearer {token}"},
+            )
+            assert posted.status_code == 202, posted.text
+        number = int(posted.json()["id"])
+        wait_for(lambda: "gate: LLR" in status(db, number)[1], "the upload's gate", service)
+        workers = [
+            int(p.name)
+            for p in Path("/proc").iterdir()
+            if p.name.isdigit() and b"arena.service.worker\0submission" in _cmdline(p)
+        ]
+        assert len(workers) == 1, workers
+        os.kill(workers[0], signal.SIGINT)
+        wait_for(lambda: "checked again" in status(db, number)[1], "a second check", service)
+        wait_for(lambda: "gate: LLR" in status(db, number)[1], "the second gate", service)
+        assert status(db, number)[0] == "running" and versions(db) == [(1, None)]
+    finally:
+        service.send_signal(signal.SIGINT)
+        out, _ = service.communicate(timeout=300)
+    assert "Traceback" not in out, out
+
+
+def _cmdline(proc: Path) -> bytes:
+    try:
+        return (proc / "cmdline").read_bytes()
+    except OSError:
+        return b""

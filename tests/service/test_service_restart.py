@@ -60,7 +60,10 @@ def test_a_session_and_its_form_outlive_a_kill_and_restart(tmp_path: Path) -> No
     service = serve(db, env, port)
     try:
         with httpx.Client(base_url=url, timeout=120) as browser:
-            login = browser.post("/service/login", data={"token": token})
+            form = browser.get("/service/login").text
+            found = re.search(r"name='csrf' value='([0-9a-f]{64})'", form)
+            assert found is not None, form
+            login = browser.post("/service/login", data={"token": token, "csrf": found[1]})
             assert login.status_code == 303, login.text
             session = browser.cookies["arena_session"]
             page = browser.get("/service/login").text
@@ -84,7 +87,7 @@ def test_a_session_and_its_form_outlive_a_kill_and_restart(tmp_path: Path) -> No
             assert forged.status_code == 403, forged.text
             posted = again.post("/service/upload", data={"csrf": csrf}, files=bundle)
             assert posted.status_code == 303, posted.text
-            number = posted.headers["location"].rsplit("#s", 1)[1]
+            number = posted.headers["location"].rsplit("/", 1)[1]
 
             def verdict() -> bool:
                 found = again.get(f"/api/service/submissions/{number}").json()

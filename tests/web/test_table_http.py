@@ -54,7 +54,9 @@ def test_refusals_and_the_stand_in_when_time_runs_out(tmp_path: Path) -> None:
                 state = http.get("/api/seat/state", params={"token": token, "since": since}).json()
                 notices.add(state["notice"])
             assert "your time ran out: the stand-in bot answered for you" in notices, notices
-            assert state["replay"], state
+            assert state["replay"] == "table.json", state  # its name: no server path
+            lobby = http.get("/api/lobby").json()
+            assert lobby["replay"] == "table.json", lobby
     finally:
         proc.terminate()
         proc.communicate(timeout=60)

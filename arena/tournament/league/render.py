@@ -32,15 +32,20 @@ FORMAT = "tichu-arena-league"
 VERSION = 1
 
 
-def league_board(store: LeagueStore, season: int | None = None) -> dict[str, Any]:
-    """Returns a season's leaderboard data (format ``tichu-arena-league`` version 1)."""
+def league_board(
+    store: LeagueStore, season: int | None = None, *, finished_only: bool = False
+) -> dict[str, Any]:
+    """Returns a season's leaderboard data (format ``tichu-arena-league`` version 1);
+    ``finished_only``: of its finished rounds alone (a round in progress counts nothing)."""
     spec = store.league()
     seasons = {s.number: s for s in store.seasons()}
     number = season if season is not None else max(seasons)
     info = seasons[number]
-    table = info.final_table or table_json(season_table(store, number))
+    rounds = [r for r in store.rounds(number) if r.finished or not finished_only]
+    upto = (rounds[-1].number if rounds else 0) if finished_only else None
+    table = info.final_table or table_json(season_table(store, number, upto))
     charts: dict[str, dict[str, list[list[float | int | None]]]] = {}
-    for round_ in store.rounds(number):
+    for round_ in rounds:
         after = table_json(season_table(store, number, round_.number, movement=False))
         for division in after["divisions"]:
             for row in division["rows"]:
