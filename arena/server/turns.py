@@ -12,8 +12,8 @@ bits by contending for them (docs/security.md §9). The sandbox cannot refuse th
   bot's turn: a lock per bot (its manifest file) held until it is frozen again. A referee
   plays every table of an event run here, of a gate, of a league round, so two copies of a
   bot there, partners at one table or at two tables, never run at once (on a Dask cluster a
-  task, one table, has a referee of its own). ``strict`` adds one lock for all: at most one bot process of the
-  referee runs at a time.
+  task, one table, has a referee of its own). ``strict`` adds one lock for all: at most one
+  bot process of the referee runs at a time.
 
 A bot's decision time is not touched: its clock starts once it is thawed. What it cannot do
 any more is compute on the others' time.
