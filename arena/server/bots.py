@@ -198,7 +198,7 @@ class BotProcess:
             cgroup.freeze()
 
     def frozen(self) -> bool:
-        """Whether none of its processes runs (True when it has no cgroup or has ended)."""
+        """Whether none of its processes runs (True when it has no cgroup left)."""
         cgroup = self._launch.cgroup if self._launch is not None else None
         return cgroup is None or cgroup.frozen()
 

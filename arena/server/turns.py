@@ -57,8 +57,11 @@ way out; it is never let run beside another meanwhile)."""
 
 
 async def stopped(bot: Freezable) -> bool:
-    """Waits until ``bot`` is frozen (polling the loop, never blocking it); False after
-    ``_FREEZE_WAIT_S``."""
+    """Stops ``bot`` if it runs (a process that never joined was never asked to) and waits
+    until it has (polling the loop, never blocking it); False after ``_FREEZE_WAIT_S``."""
+    if bot.frozen():
+        return True
+    bot.freeze()
     for _ in range(_SPINS):
         if bot.frozen():
             return True
@@ -113,7 +116,6 @@ class BotTurn:
 
     async def end(self) -> None:
         """Stops the bot, waits until it has stopped, then gives its turn back."""
-        self.bot.freeze()
         try:
             await stopped(self.bot)
         finally:
