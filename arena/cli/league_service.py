@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from arena.cli.common import AllowUnsandboxedOpt, ClusterOption, make_console
+from arena.cli.common import AllowUnsandboxedOpt, ClusterOption, interrupted_exits, make_console
 from arena.rules import ArenaError
 from arena.service.accounts import ServiceDb
 from arena.service.backup import backup
@@ -164,10 +164,6 @@ def serve_command(
         )
     except ArenaError as e:
         _fail(str(e))
-    errors.print(
-        f"league service over {db}; open http://{host}:{port}/service (Ctrl-C stops)",
-        highlight=False,
-    )
     proxies = trusted_proxy or []
     config = uvicorn.Config(
         app,
@@ -178,7 +174,13 @@ def serve_command(
         proxy_headers=bool(proxies),
         forwarded_allow_ips=proxies or None,
     )
-    uvicorn.Server(config).run()
+    server = uvicorn.Server(config)
+    with interrupted_exits(stop=lambda: setattr(server, "should_exit", True)):
+        errors.print(
+            f"league service over {db}; open http://{host}:{port}/service (Ctrl-C stops)",
+            highlight=False,
+        )
+        server.run()
 
 
 def read_token(path: Path) -> str:

@@ -165,7 +165,15 @@ def serve(
         startup_timeout_s=join_timeout,
         pace_forced=pace_forced,
     )
-    run_loop(_serve(host, port, tables, tokens, key_map, key_seats, seating, spec, runs, grace))
+    if tokens is not None and (tokens.is_dir() or not tokens.parent.is_dir()):
+        what = "is a folder" if tokens.is_dir() else "is in a folder that does not exist"
+        console.print(f"[red]error[/red]: --tokens {escape(str(tokens))} {what}", highlight=False)
+        raise typer.Exit(2)
+    sig = run_loop(
+        _serve(host, port, tables, tokens, key_map, key_seats, seating, spec, runs, grace)
+    )
+    # The shell's convention, as the README's table: 130 for Ctrl-C, 143 for SIGTERM.
+    raise typer.Exit(128 + sig)
 
 
 def _report(table: Table, k: int, record: MatchRecord) -> None:
@@ -192,7 +200,8 @@ async def _serve(
     spec: TableSpec,
     runs: Path,
     grace: float,
-) -> None:
+) -> int:
+    """Serves until SIGINT or SIGTERM; returns the signal."""
     server = ArenaServer(
         host=host,
         port=port,
@@ -230,11 +239,18 @@ async def _serve(
         else:
             print(text, flush=True)
     stop = asyncio.Event()
+    caught: list[int] = []
+
+    def on_signal(sig: int) -> None:
+        caught.append(sig)
+        stop.set()
+
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(sig, stop.set)
+            loop.add_signal_handler(sig, on_signal, sig)
     await stop.wait()
     console.print(f"shutting down: running matches get {grace:g} s")
     await server.stop(grace)
     console.print("referee stopped")
+    return caught[0]

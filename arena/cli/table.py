@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from arena.cli.common import AllowUnsandboxedOpt, make_console
+from arena.cli.common import AllowUnsandboxedOpt, interrupted_exits, make_console
 from arena.cli.play import GrandOpt, HandsOpt, TargetOpt, make_options
 
 console = make_console(soft_wrap=True)
@@ -118,8 +118,10 @@ def table(
     async def main() -> None:
         stop = asyncio.Event()
         serving = asyncio.ensure_future(serve_table(room, host, port, ready, stop))
-        while room.state != "over" and not serving.done():
+        while room.state != "over" and not serving.done() and not caught:
             await asyncio.sleep(0.2)
+        if caught:  # Ctrl-C or SIGTERM: uvicorn's own handlers may not have been listening yet
+            stop.set()
         if room.state == "over":
             console.print(
                 room.error or f"game over: replay written to {out} (arena replay show {out})",
@@ -130,9 +132,11 @@ def table(
                 stop.set()
         await asyncio.gather(serving, return_exceptions=True)
 
-    try:
-        asyncio.run(main())
-    except KeyboardInterrupt:
-        console.print("stopped", highlight=False)
+    with interrupted_exits() as caught:
+        try:
+            asyncio.run(main())
+        finally:
+            if caught:
+                console.print("stopped", highlight=False)
     if room.error:
         raise typer.Exit(1)
