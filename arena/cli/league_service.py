@@ -206,11 +206,25 @@ def submit_to_server(folder: Path, server: str, token: str | None, gate: bool) -
     def line(text: str) -> None:
         console.print(f"  {escape(text)}", highlight=False, soft_wrap=True)
 
+    received: list[int] = []
     try:
-        verdict = submit_remote(folder, server, token, gate=gate, on_line=line)
+        verdict = submit_remote(
+            folder, server, token, gate=gate, on_line=line, on_received=received.append
+        )
     except RemoteError as e:
         _fail(str(e), e.code)
         raise
+    except KeyboardInterrupt:
+        base = server.rstrip("/")
+        if received:
+            said = (
+                f"stopped waiting: the server carries on with submission {received[0]};"
+                f" its verdict: {base}/service/submissions/{received[0]}"
+            )
+        else:
+            said = f"stopped during the upload: whether it arrived: {base}/service/submissions"
+        errors.print(escape(said), highlight=False, soft_wrap=True)
+        raise typer.Exit(130) from None
     report = verdict.get("report") or {}
     for check in report.get("check", []):
         mark = "PASS" if check["passed"] else "FAIL"
