@@ -122,6 +122,11 @@ def test_a_gate_stopped_before_its_verdict_registers_nothing(
     assert "plays from the next round" not in out and "Traceback" not in out, out
     if signum == signal.SIGKILL:
         assert code == -signal.SIGKILL
+        assert stored_copies(db) == 2  # v1's, and the staging copy the kill left
+        with LeagueStore(db) as store:  # the bot's next submission sweeps it
+            (folder / "bot.py").write_text((folder / "bot.py").read_text() + "# v3\n")
+            assert submit(store, folder).version.number == 2
+        assert stored_copies(db) == 2 and versions(db) == [(1, None), (2, None)]
         return
     assert code == 128 + signum, out
     again = f"nothing registered; continue with: arena league submit {folder} --db {db} --gate"

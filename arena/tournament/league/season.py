@@ -20,6 +20,7 @@ import fcntl
 import hashlib
 import itertools
 import math
+import os
 import secrets
 import signal
 import threading
@@ -217,8 +218,11 @@ def submit(
     # A random folder name: a bot sees its own folder, and learns no other version's from it.
     home = store.bot_store / bot
     made_home = not home.exists()
+    _sweep_staging(home)
     target = home / secrets.token_hex(16)
-    staging = target.with_name(target.name + ".partial")
+    # The copy keeps its staging name, with this process's id, until the version is written:
+    # one a kill -9 left (during its gate, say) is known for what it is and swept.
+    staging = target.with_name(f"{target.name}.{os.getpid()}.partial")
     try:  # a refused, failed or interrupted submission leaves no folder behind
         home.mkdir(parents=True, exist_ok=True)
         try:
@@ -227,15 +231,15 @@ def submit(
                 raise LeagueError(f"{folder} changed while it was copied; submit it again")
         except FolderError as e:
             raise LeagueError(str(e)) from None
-        staging.replace(target)
-        copied = target / path.name
         report: GateReport | None = None
         if (gate or store.league().gate.required) and previous is not None:
-            report = _run_gate(store, copied, bot_ref(store, previous.manifest), digest, on_gate)
+            candidate = staging / path.name
+            report = _run_gate(store, candidate, bot_ref(store, previous.manifest), digest, on_gate)
             _judge(report, bot, previous.number, store.league().gate.inconclusive)
-        relative = stored_path(store.path, copied)
+        relative = stored_path(store.path, target / path.name)
         gate_json = None if report is None else report.to_json()
         with signals_held():  # begun, the write finishes: registered with its verdict
+            staging.replace(target)
             version = store.add_version(bot, digest, owner, relative, gate=gate_json)
     except BaseException:
         remove_tree(staging)
@@ -245,6 +249,28 @@ def submit(
                 home.rmdir()  # only if empty: another submission may be under way
         raise
     return SubmitResult(version, new=True, gate=report)
+
+
+def _sweep_staging(home: Path) -> None:
+    """Removes the staging copies (``<name>.<pid>.partial``) of submissions whose process is
+    gone: killed before their version was written."""
+    if not home.is_dir():
+        return
+    for entry in home.glob("*.partial"):
+        parts = entry.name.split(".")
+        if len(parts) != 3 or not parts[1].isdigit() or _alive(int(parts[1])):
+            continue
+        remove_tree(entry)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 @contextmanager
@@ -365,7 +391,9 @@ def _run_gate(
         decision_ms=settings.decision_ms,
         seed=seed,
         secret=secret,
-        logs=store.path.parent / f"{store.path.name}.logs" / f"gate-{candidate.parent.name}",
+        logs=store.path.parent
+        / f"{store.path.name}.logs"
+        / f"gate-{candidate.parent.name.split('.')[0]}",
     )
     try:
         return run_gate(config, None if on_gate is None else lambda look: on_gate(look_line(look)))
