@@ -7,7 +7,7 @@ import math
 import signal
 from collections.abc import Callable, Iterator, Sequence
 from types import FrameType
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -45,6 +45,12 @@ ClusterOption = Annotated[
     str | None,
     typer.Option(help="Play on Dask: a scheduler (tcp://HOST:8786) or local:N worker processes."),
 ]
+
+
+def old_spelling(name: str, min: float | None = None) -> Any:
+    """A hidden option: an earlier name kept working after the one vocabulary of issue 51
+    (every duration's unit at the end of its name, ``-ms`` or ``-s``; one unit a concept)."""
+    return typer.Option(name, hidden=True, show_default=False, min=min)
 
 
 PLAIN_EVERY_S = 10.0

@@ -9,7 +9,13 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from arena.cli.common import AllowUnsandboxedOpt, ClusterOption, interrupted_exits, make_console
+from arena.cli.common import (
+    AllowUnsandboxedOpt,
+    ClusterOption,
+    interrupted_exits,
+    make_console,
+    old_spelling,
+)
 from arena.rules import ArenaError
 from arena.service.accounts import ServiceDb
 from arena.service.backup import backup
@@ -126,14 +132,16 @@ def serve_command(
             " are believed (repeat for several); by default none is."
         ),
     ] = None,
-    header_timeout: Annotated[
+    header_timeout_s: Annotated[
         float, typer.Option(min=1, help="Seconds to send a request's headers.")
     ] = 10.0,
-    body_timeout: Annotated[
+    body_timeout_s: Annotated[
         float, typer.Option(min=1, help="Seconds a request may take to send its body (an upload).")
     ] = 300.0,
     cluster: ClusterOption = None,
     allow_unsandboxed: AllowUnsandboxedOpt = False,
+    header_timeout: Annotated[float | None, old_spelling("--header-timeout", min=1)] = None,
+    body_timeout: Annotated[float | None, old_spelling("--body-timeout", min=1)] = None,
 ) -> None:
     """Serve the league: accounts, uploads, rounds on the league file's schedule, pages."""
     try:
@@ -148,11 +156,15 @@ def serve_command(
         raise
     if not db.is_file():
         _fail(f"{db}: no league database here; create one with arena league init")
+    if header_timeout is not None:
+        header_timeout_s = header_timeout
+    if body_timeout is not None:
+        body_timeout_s = body_timeout
     limits = Limits(
         max_upload_bytes=max_upload_kb << 10,
         daily_submissions=daily_submissions,
-        header_timeout_s=header_timeout,
-        body_timeout_s=body_timeout,
+        header_timeout_s=header_timeout_s,
+        body_timeout_s=body_timeout_s,
     )
     try:
         app = create_service_app(
@@ -170,7 +182,7 @@ def serve_command(
         host=host,
         port=port,
         log_level="warning",
-        http=guarded_protocol(header_timeout),
+        http=guarded_protocol(header_timeout_s),
         proxy_headers=bool(proxies),
         forwarded_allow_ips=proxies or None,
     )
