@@ -525,6 +525,22 @@ def load_bot(spec: str) -> Bot:
     return bot
 
 
+def _names_missing(spec: str, error: Exception) -> bool:
+    """Whether ``error`` from ``load_bot(spec)`` says the spec names nothing (a bad spec, a
+    module that does not exist, a missing attribute) rather than an import-time bug."""
+    module_name, _, _ = spec.partition(":")
+    if isinstance(error, ModuleNotFoundError):
+        # The module itself (or a package on its path), not an import inside it.
+        return error.name is not None and (
+            module_name == error.name or module_name.startswith(error.name + ".")
+        )
+    # Anything else raised by load_bot itself (no frame of the bot's below it).
+    tb = error.__traceback__
+    while tb is not None and tb.tb_frame.f_code is not load_bot.__code__:
+        tb = tb.tb_next
+    return tb is not None and tb.tb_next is None
+
+
 def _config(ns: argparse.Namespace, overrides: dict[str, str | None]) -> ClientConfig:
     env = os.environ
 
@@ -605,8 +621,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         bot = load_bot(ns.bot)
     except Exception as e:
-        # An import-time bug is the bot author's to fix: show where it happened.
-        traceback.print_exc(file=sys.stderr)
+        # An import-time bug is the bot author's to fix: show where it happened. A module or
+        # class that is not there is a usage error: one line is the whole story.
+        if not _names_missing(ns.bot, e):
+            traceback.print_exc(file=sys.stderr)
         print(f"error: cannot load bot {ns.bot!r}: {e}", file=sys.stderr)
         return EXIT_USAGE
     return _play(bot, _config(ns, {}))

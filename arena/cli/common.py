@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Callable, Sequence
-from typing import Annotated
+import signal
+from collections.abc import Callable, Iterator, Sequence
+from types import FrameType
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -42,6 +45,12 @@ ClusterOption = Annotated[
     str | None,
     typer.Option(help="Play on Dask: a scheduler (tcp://HOST:8786) or local:N worker processes."),
 ]
+
+
+def old_spelling(name: str, min: float | None = None) -> Any:
+    """A hidden option: an earlier name kept working after the one vocabulary of issue 51
+    (every duration's unit at the end of its name, ``-ms`` or ``-s``; one unit a concept)."""
+    return typer.Option(name, hidden=True, show_default=False, min=min)
 
 
 PLAIN_EVERY_S = 10.0
@@ -111,3 +120,34 @@ def arena_faults(count: int) -> str:
     if not count:
         return ""
     return f" (and {plural(count, 'play')} played again after a fault of the arena's, not scored)"
+
+
+@contextlib.contextmanager
+def interrupted_exits(stop: Callable[[], None] | None = None) -> Iterator[list[int]]:
+    """Ends a server's command with the README's exit code for a signal: 128 + the signal
+    (130 for Ctrl-C, 143 for SIGTERM) once the body has returned; yields the signals caught.
+
+    The first SIGINT or SIGTERM calls ``stop`` (which asks the body to stop gracefully;
+    without it the body watches the yielded list); a second one stops the body at once
+    (``KeyboardInterrupt``). uvicorn, which catches the signals itself while it serves,
+    hands them back to this handler once it has stopped.
+    """
+    caught: list[int] = []
+
+    def note(sig: int, frame: FrameType | None) -> None:
+        caught.append(sig)
+        if len(caught) > 1:
+            raise KeyboardInterrupt
+        if stop is not None:
+            stop()
+
+    before = {sig: signal.signal(sig, note) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield caught
+    except KeyboardInterrupt:
+        caught.append(signal.SIGINT)
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+    if caught:
+        raise typer.Exit(128 + caught[0])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shlex
 import signal
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated
 
@@ -273,8 +274,7 @@ def _play(
         f" results in {db}",
         highlight=False,
     )
-    levels = ", ".join(f"{n} {level}" for level, n in store.sandbox_levels(event).items())
-    console.print(f"plays by sandbox level: {levels}", highlight=False)
+    console.print(sandbox_line(store.sandbox_levels(event)), highlight=False)
     print_failures(board.failures)
     what = "leaderboard" if finished else "leaderboard so far (the event is unfinished)"
     console.print(f"{what}: {paths[2]}  ({paths[0].name}, {paths[1].name})", highlight=False)
@@ -334,3 +334,9 @@ def _top(store: EventStore, event: str) -> str:
         return ""
     ranked = fit.ranking()[:3]
     return "  ".join(f"{bot} {fit.rating(bot):+.0f}" for bot in ranked)
+
+
+def sandbox_line(levels: Mapping[str, int]) -> str:
+    """``plays by sandbox level: 40 full, 2 partial`` (``none`` before any play)."""
+    said = ", ".join(f"{n} {level}" for level, n in levels.items())
+    return f"plays by sandbox level: {said or 'none'}"

@@ -9,7 +9,13 @@ import typer
 from rich.markup import escape
 
 from arena.cli.common import make_console
-from arena.cli.ratings import AnchorOption, DatabaseArg, EventOption
+from arena.cli.ratings import (
+    AnchorOption,
+    DatabaseArg,
+    EventOption,
+    no_ratings_line,
+    nothing_to_show,
+)
 from arena.tournament.leaderboard import (
     build_leaderboard,
 )
@@ -35,6 +41,10 @@ def leaderboard(
     try:
         with EventStore(db, create=False) as store:
             board = build_leaderboard(store, event, anchor=anchor)
+        if nothing_to_show(board):
+            # As ``arena ratings``: one line, exit 1, and no files of an empty table.
+            console.print(no_ratings_line(board), highlight=False, soft_wrap=True)
+            raise typer.Exit(1)
         if (created := other_event(board, out)) is not None:
             console.print(
                 f"note: {out}/{board.event}.md, .json and .html held another event of this"

@@ -9,7 +9,13 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from arena.cli.common import AllowUnsandboxedOpt, ClusterOption, make_console
+from arena.cli.common import (
+    AllowUnsandboxedOpt,
+    ClusterOption,
+    interrupted_exits,
+    make_console,
+    old_spelling,
+)
 from arena.rules import ArenaError
 from arena.service.accounts import ServiceDb
 from arena.service.backup import backup
@@ -126,14 +132,16 @@ def serve_command(
             " are believed (repeat for several); by default none is."
         ),
     ] = None,
-    header_timeout: Annotated[
+    header_timeout_s: Annotated[
         float, typer.Option(min=1, help="Seconds to send a request's headers.")
     ] = 10.0,
-    body_timeout: Annotated[
+    body_timeout_s: Annotated[
         float, typer.Option(min=1, help="Seconds a request may take to send its body (an upload).")
     ] = 300.0,
     cluster: ClusterOption = None,
     allow_unsandboxed: AllowUnsandboxedOpt = False,
+    header_timeout: Annotated[float | None, old_spelling("--header-timeout", min=1)] = None,
+    body_timeout: Annotated[float | None, old_spelling("--body-timeout", min=1)] = None,
 ) -> None:
     """Serve the league: accounts, uploads, rounds on the league file's schedule, pages."""
     try:
@@ -148,11 +156,15 @@ def serve_command(
         raise
     if not db.is_file():
         _fail(f"{db}: no league database here; create one with arena league init")
+    if header_timeout is not None:
+        header_timeout_s = header_timeout
+    if body_timeout is not None:
+        body_timeout_s = body_timeout
     limits = Limits(
         max_upload_bytes=max_upload_kb << 10,
         daily_submissions=daily_submissions,
-        header_timeout_s=header_timeout,
-        body_timeout_s=body_timeout,
+        header_timeout_s=header_timeout_s,
+        body_timeout_s=body_timeout_s,
     )
     try:
         app = create_service_app(
@@ -164,21 +176,23 @@ def serve_command(
         )
     except ArenaError as e:
         _fail(str(e))
-    errors.print(
-        f"league service over {db}; open http://{host}:{port}/service (Ctrl-C stops)",
-        highlight=False,
-    )
     proxies = trusted_proxy or []
     config = uvicorn.Config(
         app,
         host=host,
         port=port,
         log_level="warning",
-        http=guarded_protocol(header_timeout),
+        http=guarded_protocol(header_timeout_s),
         proxy_headers=bool(proxies),
         forwarded_allow_ips=proxies or None,
     )
-    uvicorn.Server(config).run()
+    server = uvicorn.Server(config)
+    with interrupted_exits(stop=lambda: setattr(server, "should_exit", True)):
+        errors.print(
+            f"league service over {db}; open http://{host}:{port}/service (Ctrl-C stops)",
+            highlight=False,
+        )
+        server.run()
 
 
 def read_token(path: Path) -> str:
@@ -204,11 +218,25 @@ def submit_to_server(folder: Path, server: str, token: str | None, gate: bool) -
     def line(text: str) -> None:
         console.print(f"  {escape(text)}", highlight=False, soft_wrap=True)
 
+    received: list[int] = []
     try:
-        verdict = submit_remote(folder, server, token, gate=gate, on_line=line)
+        verdict = submit_remote(
+            folder, server, token, gate=gate, on_line=line, on_received=received.append
+        )
     except RemoteError as e:
         _fail(str(e), e.code)
         raise
+    except KeyboardInterrupt:
+        base = server.rstrip("/")
+        if received:
+            said = (
+                f"stopped waiting: the server carries on with submission {received[0]};"
+                f" its verdict: {base}/service/submissions/{received[0]}"
+            )
+        else:
+            said = f"stopped during the upload: whether it arrived: {base}/service/submissions"
+        errors.print(escape(said), highlight=False, soft_wrap=True)
+        raise typer.Exit(130) from None
     report = verdict.get("report") or {}
     for check in report.get("check", []):
         mark = "PASS" if check["passed"] else "FAIL"

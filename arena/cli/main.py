@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import shutil
+import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from typer import rich_utils
+from typer._click.exceptions import ClickException, NoArgsIsHelpError
+from typer.core import TyperGroup
 
 from arena.cli import bench, event, league, replay
 from arena.cli.gate import GateCommand, gate
@@ -19,7 +24,46 @@ from arena.cli.serve import serve
 from arena.cli.table import table
 from arena.cli.web import web
 
+
+class ArenaGroup(TyperGroup):
+    """The ``arena`` group: a command-line mistake is one line on stderr with its exit code
+    (2; 3 for the gate), not click's usage lines and a boxed error."""
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        windows_expand_args: bool = True,
+        **extra: Any,
+    ) -> Any:
+        """Runs the command; as click's standalone mode, but a usage error is one line."""
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
+        except NoArgsIsHelpError as e:  # ``arena`` alone (or a group alone): its help
+            rich_utils.rich_format_error(e)
+            sys.exit(e.exit_code)
+        except ClickException as e:
+            sys.exit(one_line_error(e))
+        except typer.Abort:
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+def one_line_error(e: ClickException) -> int:
+    """Prints ``error: <click's message> (arena CMD --help)`` on one line; its exit code."""
+    message = " ".join(e.format_message().split())
+    ctx = getattr(e, "ctx", None)
+    hint = f" ({ctx.command_path} --help)" if ctx is not None else ""
+    print(f"error: {message}{hint}", file=sys.stderr, flush=True)
+    return e.exit_code
+
+
 app = typer.Typer(
+    cls=ArenaGroup,
     help="Tichu Arena: referee, events and tools for Tichu bots.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,

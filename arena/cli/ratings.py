@@ -40,11 +40,7 @@ def ratings(db: DatabaseArg, event: EventOption = None, anchor: AnchorOption = N
     if board.ratings:
         console.print(_ratings_table(board))
     else:
-        console.print(
-            f"[red]no ratings[/red]: {escape(board.ratings_note or '')}",
-            highlight=False,
-            soft_wrap=True,
-        )
+        console.print(no_ratings_line(board), highlight=False, soft_wrap=True)
     d = board.duplicate
     if d is not None:
         console.print(
@@ -55,8 +51,19 @@ def ratings(db: DatabaseArg, event: EventOption = None, anchor: AnchorOption = N
         )
     if board.teams:
         console.print(_teams_table(board))
-    if not board.ratings and not board.teams:
+    if nothing_to_show(board):
         raise typer.Exit(1)
+
+
+def nothing_to_show(board: Leaderboard) -> bool:
+    """No ratings and no team results yet (no hands): ``ratings`` and ``leaderboard`` both
+    say so in one line and exit 1, the README's "no ratings yet"."""
+    return not board.ratings and not board.teams
+
+
+def no_ratings_line(board: Leaderboard) -> str:
+    """``no ratings yet: <why>``, as rich markup."""
+    return f"[red]no ratings yet[/red]: {escape(board.ratings_note or '')}"
 
 
 def _ratings_table(board: Leaderboard) -> Table:

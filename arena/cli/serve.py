@@ -5,7 +5,7 @@ to ``--tokens FILE`` as JSON) and, with ``--open``, from bots that join with a r
 (``--keys FILE``: a TOML table ``[keys]`` of ``bot name = "key"``, and optionally ``[seats]``
 of ``bot name = N`` for a key that may fill N seats of one table; default 1). Without
 ``--seed`` every match is dealt from 128 fresh random bits. SIGINT or SIGTERM shuts
-down gracefully: running matches get ``--grace`` seconds, then they are aborted.
+down gracefully: running matches get ``--shutdown-grace-s`` seconds, then they are aborted.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from arena.cli.common import make_console, plural
+from arena.cli.common import make_console, old_spelling, plural
 from arena.cli.play import (
     BankOpt,
     DecisionOpt,
@@ -107,7 +107,7 @@ def serve(
         Seating, typer.Option(help="Open tables: tichujoin (first two are partners) or random.")
     ] = Seating.TICHUJOIN,
     matches: Annotated[int, typer.Option(min=1, help="Matches per table, in a row.")] = 1,
-    join_timeout: Annotated[
+    join_timeout_s: Annotated[
         float,
         typer.Option(
             min=0.1, help="Seconds a table waits for its bots; absent seats are given up."
@@ -139,11 +139,17 @@ def serve(
         ),
     ] = True,
     runs: Annotated[Path, typer.Option(help="Folder for the replays.")] = Path("runs/serve"),
-    grace: Annotated[
-        float, typer.Option(help="Seconds running matches get at shutdown before aborting.")
+    shutdown_grace_s: Annotated[
+        float, typer.Option(min=0, help="Seconds running matches get at shutdown before aborting.")
     ] = 10.0,
+    join_timeout: Annotated[float | None, old_spelling("--join-timeout", min=0.1)] = None,
+    grace: Annotated[float | None, old_spelling("--grace", min=0)] = None,
 ) -> None:
     """Run the referee server: pre-made tables and/or open tables, until interrupted."""
+    if join_timeout is not None:
+        join_timeout_s = join_timeout
+    if grace is not None:
+        shutdown_grace_s = grace
     key_map: dict[str, str] | None = None
     key_seats: dict[str, int] = {}
     if open_tables:
@@ -162,10 +168,20 @@ def serve(
         time=TimeControl(decision_ms, bank_ms),
         policy=make_policy(max_strikes, max_rejections, grace_ms, give_up),
         matches=matches,
-        startup_timeout_s=join_timeout,
+        startup_timeout_s=join_timeout_s,
         pace_forced=pace_forced,
     )
-    run_loop(_serve(host, port, tables, tokens, key_map, key_seats, seating, spec, runs, grace))
+    if tokens is not None and (tokens.is_dir() or not tokens.parent.is_dir()):
+        what = "is a folder" if tokens.is_dir() else "is in a folder that does not exist"
+        console.print(f"[red]error[/red]: --tokens {escape(str(tokens))} {what}", highlight=False)
+        raise typer.Exit(2)
+    sig = run_loop(
+        _serve(
+            host, port, tables, tokens, key_map, key_seats, seating, spec, runs, shutdown_grace_s
+        )
+    )
+    # The shell's convention, as the README's table: 130 for Ctrl-C, 143 for SIGTERM.
+    raise typer.Exit(128 + sig)
 
 
 def _report(table: Table, k: int, record: MatchRecord) -> None:
@@ -192,7 +208,8 @@ async def _serve(
     spec: TableSpec,
     runs: Path,
     grace: float,
-) -> None:
+) -> int:
+    """Serves until SIGINT or SIGTERM; returns the signal."""
     server = ArenaServer(
         host=host,
         port=port,
@@ -231,11 +248,18 @@ async def _serve(
         else:
             print(text, flush=True)
     stop = asyncio.Event()
+    caught: list[int] = []
+
+    def on_signal(sig: int) -> None:
+        caught.append(sig)
+        stop.set()
+
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(sig, stop.set)
+            loop.add_signal_handler(sig, on_signal, sig)
     await stop.wait()
     console.print(f"shutting down: running matches get {grace:g} s")
     await server.stop(grace)
     console.print("referee stopped")
+    return caught[0]

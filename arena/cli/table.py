@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from arena.cli.common import AllowUnsandboxedOpt, make_console
+from arena.cli.common import AllowUnsandboxedOpt, interrupted_exits, make_console, old_spelling
 from arena.cli.play import GrandOpt, HandsOpt, TargetOpt, make_options
 
 console = make_console(soft_wrap=True)
@@ -36,10 +36,12 @@ def table(
     seed: Annotated[
         int | None, typer.Option(min=0, help="Match seed (default: 128 random bits).")
     ] = None,
-    decision_s: Annotated[
-        float, typer.Option(min=1, help="A person's time per decision (seconds).")
-    ] = 60,
-    bank_s: Annotated[float, typer.Option(min=0, help="A person's extra time per hand (s).")] = 120,
+    decision_ms: Annotated[
+        int, typer.Option(min=1000, help="A person's time per decision (ms).")
+    ] = 60_000,
+    bank_ms: Annotated[int, typer.Option(min=0, help="A person's extra time per hand (ms).")] = (
+        120_000
+    ),
     window_s: Annotated[
         float, typer.Option(min=0.5, help="How long a bomb window waits for a person's bomb (s).")
     ] = 3,
@@ -60,11 +62,14 @@ def table(
     out: Annotated[
         Path | None, typer.Option(help="Replay file (default: runs/table/<time>-<random>.json).")
     ] = None,
-    linger: Annotated[
+    linger_s: Annotated[
         float | None,
         typer.Option(min=0, help="Stop this many seconds after the game (default: on Ctrl-C)."),
     ] = None,
     allow_unsandboxed: AllowUnsandboxedOpt = False,
+    decision_s: Annotated[float | None, old_spelling("--decision-s", min=1)] = None,
+    bank_s: Annotated[float | None, old_spelling("--bank-s", min=0)] = None,
+    linger: Annotated[float | None, old_spelling("--linger", min=0)] = None,
 ) -> None:
     """Open a table of four seats in the browser: people take seats, bots fill the others."""
     try:
@@ -78,6 +83,12 @@ def table(
     from arena.rules import ArenaError
     from arena.server.sandbox import SandboxError, require_sandbox
 
+    if decision_s is not None:
+        decision_ms = round(decision_s * 1000)
+    if bank_s is not None:
+        bank_ms = round(bank_s * 1000)
+    if linger is not None:
+        linger_s = linger
     names = bots or ["heuristic"] * 4
     if len(names) == 1:
         names = names * 4
@@ -90,8 +101,8 @@ def table(
         sandbox = require_sandbox(allow_unsandboxed)
         settings = TableSettings(
             options=make_options(target, hands, grand),
-            decision_ms=int(decision_s * 1000),
-            bank_ms=int(bank_s * 1000),
+            decision_ms=decision_ms,
+            bank_ms=bank_ms,
             window_s=window_s,
             away_s=away_s,
             leave=leave,
@@ -118,21 +129,25 @@ def table(
     async def main() -> None:
         stop = asyncio.Event()
         serving = asyncio.ensure_future(serve_table(room, host, port, ready, stop))
-        while room.state != "over" and not serving.done():
+        while room.state != "over" and not serving.done() and not caught:
             await asyncio.sleep(0.2)
+        if caught:  # Ctrl-C or SIGTERM: uvicorn's own handlers may not have been listening yet
+            stop.set()
         if room.state == "over":
             console.print(
                 room.error or f"game over: replay written to {out} (arena replay show {out})",
                 highlight=False,
             )
-            if linger is not None:
-                await asyncio.sleep(linger)
+            if linger_s is not None:
+                await asyncio.sleep(linger_s)
                 stop.set()
         await asyncio.gather(serving, return_exceptions=True)
 
-    try:
-        asyncio.run(main())
-    except KeyboardInterrupt:
-        console.print("stopped", highlight=False)
+    with interrupted_exits() as caught:
+        try:
+            asyncio.run(main())
+        finally:
+            if caught:
+                console.print("stopped", highlight=False)
     if room.error:
         raise typer.Exit(1)

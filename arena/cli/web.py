@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from arena.cli.common import make_console
+from arena.cli.common import interrupted_exits, make_console
 
 console = make_console(stderr=True)
 
@@ -57,5 +57,6 @@ def web(
     config = uvicorn.Config(app, host=host, port=port, log_level="warning")
     server = uvicorn.Server(config)
     what = f"{len(db or [])} database(s), {len(replays or [])} replay file(s)"
-    console.print(f"serving {what}; open http://{host}:{port}/ (Ctrl-C stops)")
-    server.run()
+    with interrupted_exits(stop=lambda: setattr(server, "should_exit", True)):
+        console.print(f"serving {what}; open http://{host}:{port}/ (Ctrl-C stops)")
+        server.run()

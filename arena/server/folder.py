@@ -39,6 +39,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Self
 
 from arena.rules.errors import ArenaError
 
@@ -464,7 +465,8 @@ def unpack_archive(
         remove_tree(target)
         text = str(e)
         raise FolderError(text if text.startswith(f"{target}") else f"{target}: {text}") from None
-    except (tarfile.TarError, EOFError, gzip.BadGzipFile, zlib.error) as e:
+    except (tarfile.TarError, EOFError, gzip.BadGzipFile, zlib.error, TypeError) as e:
+        # TypeError: tarfile's reader of a gzip header cut short
         remove_tree(target)
         raise FolderError(f"{target}: a damaged bot archive ({e})") from None
     except OSError as e:
@@ -502,9 +504,21 @@ class _BoundedTarInfo(tarfile.TarInfo):
                 raise FolderError(f"'{shown(self.name)}' is a sparse file (refused)")
         try:
             member: tarfile.TarInfo = super()._proc_member(tarfile_)  # type: ignore[misc]
-        except (ValueError, OverflowError, LookupError) as e:  # a pax record tarfile misreads
+        except _MISREAD as e:  # a pax record tarfile misreads
             raise FolderError(f"a damaged bot archive (a member header: {e})") from None
         return member
+
+    @classmethod
+    def fromtarfile(cls, tarfile_: tarfile.TarFile) -> Self:
+        """A header block read, or a one-line refusal of one tarfile cannot read."""
+        try:
+            return super().fromtarfile(tarfile_)
+        except _MISREAD as e:
+            raise FolderError(f"a damaged bot archive (a member header: {e})") from None
+
+
+_MISREAD = (ValueError, TypeError, OverflowError, LookupError)
+"""What tarfile raises, besides its own errors, on a header it cannot read."""
 
 
 def _plain(name: str) -> str:

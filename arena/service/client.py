@@ -84,10 +84,14 @@ def submit_remote(
     *,
     gate: bool = False,
     on_line: Callable[[str], None] | None = None,
+    on_received: Callable[[int], None] | None = None,
     poll_s: float = 1.0,
     patience_s: float = 24 * 3600.0,
 ) -> dict[str, Any]:
     """Uploads the bot of ``folder`` and returns its verdict (the submission's JSON).
+
+    ``on_received`` hears the submission's number once the server holds the upload (from
+    then on the server checks it whether or not this call waits for the verdict).
 
     Raises:
         RemoteError: A folder that cannot be packed, the server unreachable or refusing
@@ -101,6 +105,8 @@ def submit_remote(
         f"{base}/api/service/submissions?gate={'true' if gate else 'false'}", token, packed
     )
     submission = int(answer["id"])
+    if on_received is not None:
+        on_received(submission)
     say(f"submission {submission} received; checking")
     shown = ""
     deadline = time.monotonic() + patience_s

@@ -2,9 +2,10 @@
 
 ``create_service_app`` is wiring: the viewer of ``arena web`` over the league database (its
 games, replays and league pages) with the service's routes by concern (accounts,
-submissions, league pages), and the scheduler as a task of the app's life: every
-``poll_s`` it asks ``arena.service.scheduler.plan`` whether a round is due and starts a
-worker process for it, one round at a time. At start-up, submissions the last process
+submissions, league pages: module-level handlers, each given the service's state as a
+FastAPI dependency), and the scheduler as a task of the app's life: every ``poll_s`` it
+asks ``arena.service.scheduler.plan`` whether a round is due and starts a worker process for
+it, one round at a time. At start-up, submissions the last process
 stopped before their verdict are checked again (gate included; one whose upload was cut
 short is marked interrupted), expired browser sessions swept, and the stored CSRF key read
 (sessions and forms outlive a restart); an unfinished round is resumed at once.
@@ -31,11 +32,11 @@ from arena.service.scheduler import plan
 from arena.service.uploads import EXIT_PENDING, resumable, upload_area
 from arena.tournament.league.store import LeagueStore
 from arena.web.app import create_app
-from arena.web.service_accounts import account_routes
+from arena.web.service_accounts import router as account_router
 from arena.web.service_guard import Guard
-from arena.web.service_pages import league_routes
+from arena.web.service_pages import router as league_router
 from arena.web.service_state import Limits, ServiceState
-from arena.web.service_submissions import submission_routes
+from arena.web.service_submissions import router as submission_router
 
 __all__ = ["Limits", "create_service_app"]
 
@@ -95,7 +96,7 @@ def create_service_app(
             await asyncio.to_thread(_stop_workers, state)
 
     app.router.lifespan_context = lifespan
-    for router in (account_routes(state), submission_routes(state), league_routes(state)):
+    for router in (account_router, submission_router, league_router):
         app.include_router(router)
     app.state.service = state
     return app

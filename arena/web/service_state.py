@@ -12,16 +12,24 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import parse_qsl
 
-from fastapi import HTTPException, Request
+from fastapi import Depends, HTTPException, Request
 from starlette.requests import ClientDisconnect
 
 from arena.service.accounts import FailedLogins, Owner, ServiceDb, claimed_owner
 from arena.tournament.league.store import LeagueStore
 
-__all__ = ["LOGIN_COOKIE", "SESSION_COOKIE", "Limits", "ServiceState", "small_form"]
+__all__ = [
+    "LOGIN_COOKIE",
+    "SESSION_COOKIE",
+    "Limits",
+    "ServiceState",
+    "State",
+    "service_state",
+    "small_form",
+]
 
 SESSION_COOKIE = "arena_session"
 LOGIN_COOKIE = "arena_login"
@@ -164,6 +172,16 @@ class ServiceState:
         logs.mkdir(parents=True, exist_ok=True)
         with (logs / "service-workers.log").open("ab") as log:
             return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
+
+
+def service_state(request: Request) -> ServiceState:
+    """The service's state (``app.state.service``): every route's dependency."""
+    state: ServiceState = request.app.state.service
+    return state
+
+
+State = Annotated[ServiceState, Depends(service_state)]
+"""A route's parameter for the service's state."""
 
 
 def client_address(request: Request) -> str:

@@ -88,3 +88,32 @@ def test_an_event_run_that_records_nothing_exits_1(tmp_path: Path) -> None:
     assert done.returncode == 1, out
     assert re.search(r"error: no play was recorded \(0/\d+ done\)", out), out
     assert "Traceback" not in out
+
+
+PARSER_MISTAKES = {
+    "a missing file": (["web", "--db", "{missing}"], 2, "Invalid value for '--db'"),
+    "a missing argument": (["ratings"], 2, "Missing argument"),
+    "an unknown option": (["event", "run", "--no-such-option"], 2, "No such option"),
+    "an unknown command": (["no-such-command"], 2, "No such command"),
+    "the gate's unknown option": (["gate", "--no-such-option"], 3, "No such option"),
+}
+
+
+@pytest.mark.parametrize(
+    ("argv", "code", "said"), PARSER_MISTAKES.values(), ids=PARSER_MISTAKES.keys()
+)
+def test_what_the_option_parser_catches_is_one_line(
+    argv: list[str], code: int, said: str, tmp_path: Path
+) -> None:
+    """Click's usage lines and boxed error (5 lines) become one line with the exit code."""
+    argv = [str(tmp_path / "missing.sqlite") if a == "{missing}" else a for a in argv]
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.cli.main", *argv],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == code, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and said in lines[0], done.stderr
+    assert "--help)" in lines[0]  # where to read more

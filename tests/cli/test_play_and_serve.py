@@ -163,7 +163,7 @@ def test_serve_hands_out_tokens_plays_and_shuts_down_on_sigterm(tmp_path: Path) 
         ]
         assert [b.wait(60) for b in bots] == [0, 0, 0, 0]  # the stream ended: exit 0
         serve.send_signal(signal.SIGTERM)
-        assert serve.wait(30) == 0
+        assert serve.wait(30) == 143  # the README's exit code for SIGTERM
         err = serve.stderr.read() if serve.stderr else ""
     finally:
         if serve.poll() is None:
@@ -230,7 +230,7 @@ def test_serve_open_tables_seat_bots_that_join_with_a_key(tmp_path: Path) -> Non
             bot.communicate(timeout=60)
         assert [b.returncode for b in bots] == [0, 0, 0, 0]
         serve.send_signal(signal.SIGINT)
-        assert serve.wait(30) == 0
+        assert serve.wait(30) == 130  # the README's exit code for Ctrl-C
     finally:
         if serve.poll() is None:
             serve.kill()
@@ -327,3 +327,15 @@ def test_bad_numbers_are_a_clear_error(flag: str, value: str) -> None:
     assert result.exit_code == 2
     assert f"Invalid value for '{flag}'" in result.output
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("where", ["folder", "missing/tokens.json"])
+def test_serve_tokens_in_a_folder_or_nowhere_is_one_line(tmp_path: Path, where: str) -> None:
+    """``--tokens`` naming a folder (or a file in a missing folder) is bad input, said before
+    the referee starts (a 51-line IsADirectoryError once the tables were made, before)."""
+    (tmp_path / "folder").mkdir()
+    argv = ["serve", "--port", "0", "--tables", "1", "--tokens", str(tmp_path / where)]
+    result = CliRunner().invoke(app, argv)
+    assert result.exit_code == 2, result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+    assert "--tokens" in result.output

@@ -16,7 +16,7 @@ from arena.tournament.league.season import next_round, submit
 from arena.tournament.league.spec import parse_league
 from arena.tournament.league.store import LeagueStore
 from arena.tournament.model import parse_event, plan_event
-from arena.tournament.store import EventStore
+from arena.tournament.store import EventStore, HandRow
 
 LEAGUE = {"name": "autumn", "season_rounds": 8, "round": {"boards_per_round": 1}}
 
@@ -65,7 +65,12 @@ def test_a_leaderboard_replacing_another_events_of_the_same_name_says_so(tmp_pat
     for k, db in enumerate((tmp_path / "a.sqlite", tmp_path / "b.sqlite")):
         with EventStore(db) as store:
             spec = parse_event({"name": "same", "seed": 1, "bots": bots})
-            store.create_event(spec, plan_event(spec), created=f"2026-12-0{k + 1}T00:00:00Z")
+            event_id = store.create_event(
+                spec, plan_event(spec), created=f"2026-12-0{k + 1}T00:00:00Z"
+            )
+            played = store.pending_plays(event_id)[0]  # one hand: a table to write
+            hand = HandRow(hand=0, score_a=60, score_b=40, card_points=(60, 40), bets=(0, 0))
+            store.record_play(played.id, [hand])
     out = tmp_path / "boards"
     first = CliRunner().invoke(app, ["leaderboard", str(tmp_path / "a.sqlite"), "--out", str(out)])
     assert first.exit_code == 0 and "note:" not in first.output, first.output

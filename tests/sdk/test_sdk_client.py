@@ -18,6 +18,7 @@ import sys
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -325,6 +326,29 @@ def test_usage_errors() -> None:
     with pytest.raises(TypeError, match="not a Bot"):
         load_bot("arena.rules:Match")
     assert load_bot("example_bots.random.bot:RandomBot").name == "random"
+
+
+@pytest.mark.slow
+def test_a_bot_that_is_not_there_is_one_line(tmp_path: Path) -> None:
+    """A missing module or class is one line; a bug at the bot's import keeps its traceback."""
+    import subprocess
+
+    (tmp_path / "buggy.py").write_text("import no_such_dependency_51\n")
+    (tmp_path / "fine.py").write_text("X = 1\n")
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"}
+
+    def stderr(spec: str) -> list[str]:
+        r = subprocess.run(
+            [sys.executable, "-m", "sdk", spec], cwd=ROOT, env=env, capture_output=True, text=True
+        )
+        assert r.returncode == 2
+        return r.stderr.splitlines()
+
+    for spec in ("nosuchmod:X", "fine.nosub:X", "fine:NoSuchClass", "fine"):
+        lines = stderr(spec)
+        assert len(lines) == 1 and lines[0].startswith("error: cannot load bot"), (spec, lines)
+    lines = stderr("buggy:Bot")
+    assert lines[0].startswith("Traceback") and "no_such_dependency_51" in lines[-1]
 
 
 # ---------------------------------------------------------------------------

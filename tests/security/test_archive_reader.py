@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
 import subprocess
 import sys
 import tarfile
@@ -182,7 +183,9 @@ def test_the_archive_reader_fuzzed_refuses_in_one_line_within_bounds(tmp_path: P
 
     counter = iter(range(1_000_000))
 
-    @settings(max_examples=300, deadline=10_000, database=None,
+    examples = int(os.environ.get("FUZZ_EXAMPLES", "300"))  # more, by hand: FUZZ_EXAMPLES=5000
+
+    @settings(max_examples=examples, deadline=10_000, database=None,
               suppress_health_check=list(HealthCheck))  # fmt: skip
     @given(st.composite(_archive)())
     def fuzz(packed: bytes) -> None:
