@@ -400,27 +400,35 @@ class Referee:
             self._publish_new()
 
     async def _simultaneous(self, phase: Phase) -> None:
-        """Asks the four seats in turn, each on its own clock, then applies the answers in
-        seat order: no seat hears another's answer before all are in, and no two bots run
-        at once (docs/security.md §9)."""
+        """Asks all four seats at once, then applies the answers in seat order (a table of
+        the arena's bot processes thaws them for it one at a time: ``arena.server.turns``)."""
         m = self.match
         obs = [observe(m, s) for s in range(4)]  # every seat to act: none has answered yet
-        answers: list[Answer | None] = [None, None, None, None]
+        asks: list[asyncio.Future[Answer] | None] = [None, None, None, None]
         decision_ms = self.config.time.decision_ms
         vp = (m.vp[0], m.vp[1]) if self.config.options.tournament else None
         before = [self._log_mark(s) for s in range(4)]
+        try:
+            for s in range(4):
+                player = self.players[s]
+                if player is not None:
+                    self.decisions += 1
+                    d = Decision(obs[s], self.seq, decision_ms, self.bank[s], vp)
+                    asks[s] = asyncio.ensure_future(player.decide(d))
+            waiting = [f for f in asks if f is not None]
+            if waiting:
+                await asyncio.wait(waiting)
+        finally:
+            for f in asks:
+                if f is not None and not f.done():
+                    f.cancel()
         for s in range(4):
-            player = self.players[s]
-            if player is not None:
-                self.decisions += 1
-                d = Decision(obs[s], self.seq, decision_ms, self.bank[s], vp)
-                answers[s] = await player.decide(d)
-        for s in range(4):
-            answer = answers[s]
-            if answer is None:
+            fut = asks[s]
+            if fut is None:
                 self._apply_default(s, obs[s])
             else:
                 at = len(m.actions)
+                answer = fut.result()
                 self._settle(s, obs[s], answer, False)
                 self._time(at, s, answer.elapsed_ms, before[s])
 

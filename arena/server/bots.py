@@ -337,6 +337,7 @@ async def play_table(
         table.watchers.append(watch)
     bots: list[BotProcess | None] = []
     extra = extra_env(table) if extra_env is not None else [{}, {}, {}, {}]
+    taking_turns = asyncio.Lock()  # one of this table's bots thawed at a time
     for seat, m in enumerate(manifests):
         if m is None:
             bots.append(None)
@@ -360,7 +361,7 @@ async def play_table(
         table.manage(seat, bot.ended)
         if server.freezes and sandbox.freezes:
             keys = [bot_key(m), *([MACHINE] if strict else [])]
-            table.seats[seat].turn = BotTurn(bot, server.turns.get(keys), bots)
+            table.seats[seat].turn = BotTurn(bot, server.turns.get(keys), bots, taking_turns)
     if log_dir is not None:
         table.logs = [
             seat_log(log_dir, s, "person") if m is None else seat_log(log_dir, s, m.name)

@@ -6,8 +6,10 @@ bits by contending for them (docs/security.md §9). The sandbox cannot refuse th
 * **One seat at a time at a table.** Every managed bot process is frozen (the cgroup freezer,
   ``BotCgroup.freeze``: all its processes and threads, waited for until the kernel reports
   them stopped) from the moment it joins, and thawed only while it is asked; it is frozen
-  again when its answer is in, before the next seat is thawed. The referee asks decisions the
-  rules make simultaneous (Grand Tichu, the exchange) seat by seat, each on its own clock.
+  again when its answer is in, before the next seat is thawed: a table's bots take turns (a
+  lock per table). The decisions the rules make simultaneous (Grand Tichu, the exchange) are
+  asked of all seats at once as before; the bots among them are thawed one after another,
+  each clock starting when its bot is thawed (a person's seat is not kept waiting).
 * **One process of a bot at a time in a referee.** Before a seat is thawed it takes its
   bot's turn: a lock per bot (its manifest file) held until it is frozen again. A referee
   plays every table of an event run here, of a gate, of a league round, so two copies of a
@@ -93,9 +95,11 @@ class BotTurn:
         bot: Freezable,
         locks: Sequence[asyncio.Lock],
         table: Sequence[Freezable | None] = (),
+        table_lock: asyncio.Lock | None = None,
     ) -> None:
         self.bot = bot
-        self.locks = tuple(locks)
+        # The table's lock first (one bot of a table thawed at a time), then the bot's own.
+        self.locks = (*(() if table_lock is None else (table_lock,)), *locks)
         self.table = table  # every seat's bot, this one's too (None: a person's seat)
         self._held: list[asyncio.Lock] = []
         self._began = 0
@@ -104,13 +108,14 @@ class BotTurn:
         self.windows: list[tuple[int, int]] | None = None
 
     async def begin(self) -> None:
-        """Waits for the bot's turn, then lets it run."""
-        for other in self.table:
-            if other is not None and other is not self.bot:
-                await stopped(other)
+        """Waits for the bot's turn (its table's, then its own), stops whatever else of the
+        table still runs, then lets the bot run."""
         for lock in self.locks:
             await lock.acquire()
             self._held.append(lock)
+        for other in self.table:
+            if other is not None and other is not self.bot:
+                await stopped(other)
         self._began = time.monotonic_ns()
         self.bot.thaw()
 

@@ -127,45 +127,35 @@ def test_forced_actions_are_applied_without_asking_and_change_nothing() -> None:
     assert len(passes) == sum(1 for hand in log for e in hand if e.kind == EventKind.PASS)
 
 
-def test_grand_tichu_and_exchange_are_asked_in_turn_and_revealed_together() -> None:
-    """The decisions the rules make simultaneous are asked seat by seat, never two open at
-    once (only the seat asked runs: docs/security.md §9), and each seat is asked before any
-    answer is applied: none sees another's (the same observations as if asked at once)."""
+def test_grand_tichu_and_exchange_are_asked_of_all_four_at_once() -> None:
     asked: list[tuple[Phase, int]] = []
-    open_now = 0
-    events: list[TableEvent] = []
 
-    class OneAtATime:
-        def __init__(self, seat: int) -> None:
+    class AllTogether:
+        """Answers Grand Tichu and the exchange only once all four seats have been asked."""
+
+        def __init__(self, seat: int, barrier: asyncio.Barrier) -> None:
             self.seat = seat
+            self.barrier = barrier
             self.inner = InProcessSeat(RandomBot(seat))
 
         async def start(self, info: MatchInfo) -> None:
             pass
 
         def notify(self, event: TableEvent) -> None:
-            if self.seat == 0:
-                events.append(event)
+            pass
 
         async def decide(self, decision: Decision) -> Answer:
-            nonlocal open_now
             obs = decision.obs
-            open_now += 1
-            try:
-                assert open_now == 1, "two decisions open at once"
-                if obs.phase in (Phase.GRAND_TICHU, Phase.EXCHANGE):
-                    asked.append((obs.phase, self.seat))
-                    assert obs.to_act == self.seat
-                    assert len(obs.legal) == (2 if obs.phase is Phase.GRAND_TICHU else 0)
-                    before = len(events)
-                    await asyncio.sleep(0.001)  # the others wait; nothing is announced
-                    assert len(events) == before
-                return await self.inner.decide(decision)
-            finally:
-                open_now -= 1
+            if obs.phase in (Phase.GRAND_TICHU, Phase.EXCHANGE):
+                asked.append((obs.phase, self.seat))
+                assert obs.to_act == self.seat
+                assert len(obs.legal) == (2 if obs.phase is Phase.GRAND_TICHU else 0)
+                await asyncio.wait_for(self.barrier.wait(), 5)
+            return await self.inner.decide(decision)
 
     async def main() -> None:
-        seats = [OneAtATime(s) for s in range(4)]
+        barrier = asyncio.Barrier(4)
+        seats = [AllTogether(s, barrier) for s in range(4)]
         await Referee(seats, MatchConfig(options=Options(hands=2), seed=3)).run()
 
     asyncio.run(main())

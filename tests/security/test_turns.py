@@ -4,7 +4,8 @@ Four copies of the heartbeat bot (``bots/heartbeat``) play a real table: each no
 shared monotonic clock about every half millisecond from a thread of its own, whatever it is
 doing, so its log shows when it ran. From the first decision on, every beat of a copy falls
 inside a turn the referee gave it: each is frozen, all its threads, except while it is asked
-(the Grand Tichu and exchange decisions included, which are asked seat by seat), also when
+(the Grand Tichu and exchange decisions included, asked of all at once: the bots take
+turns), also when
 its thread never sleeps, as a bot computing past its answer. Two tables at once seat the same
 bot, so its processes there never run at once either; ``strict`` keeps two bots apart too.
 The control plays the same table on a referee that pings its bots (where freezing is off, as
@@ -94,7 +95,7 @@ async def _tables(
                 seat.turn.windows = windows[folder / f"seat{seat.seat}-heartbeat.log"] = []
 
     try:
-        await asyncio.gather(
+        played = await asyncio.gather(
             *(
                 play_table(
                     server,
@@ -109,6 +110,9 @@ async def _tables(
         )
     finally:
         await server.stop(1.0)
+    # every answer in time: a bot stopped in its own turn would time out
+    failures = [f for _, records in played for r in records for f in r.failures]
+    assert not failures, failures
     logs = sorted(tmp.glob("t*/seat*.log"))
     return logs, [windows.get(log, []) for log in logs]
 

@@ -238,7 +238,7 @@ def test_a_candidate_that_crashes_is_an_error_not_a_verdict(tmp_path: Path) -> N
 
 BROKEN = {
     # The module does not exist: ``python -m sdk`` logs the import error and exits 2.
-    "import": ('["{python}", "-m", "sdk", "no_such_module:Bot"]', "", "ModuleNotFoundError"),
+    "import": ('["{python}", "-m", "sdk", "no_such_module:Bot"]', "", "No module named"),
     # The bot's script dies before it joins.
     "startup": ('["{python}", "bot.py"]', "raise SystemExit('broken at start-up')\n", "broken"),
 }
