@@ -47,7 +47,7 @@ from arena.ratings.sprt import (
 )
 from arena.rules import ArenaError
 from arena.server.bots import BotStartError
-from arena.server.manifest import resolve_bot
+from arena.server.manifest import no_manifest_in, resolve_bot
 from arena.server.sandbox import require_sandbox
 from arena.tournament.cluster import executor_for
 from arena.tournament.leaderboard import FailureRow, bot_failures
@@ -803,7 +803,7 @@ def _bot_path(bot: str) -> str:
     if path.is_dir():
         manifest = path / "bot.toml"
         if not manifest.is_file():
-            raise GateError(f"{bot}: a folder without a bot.toml manifest")
+            raise GateError(no_manifest_in(bot))
         return str(manifest.resolve())
     return bot
 
