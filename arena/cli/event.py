@@ -216,7 +216,7 @@ def _play(
             jobs=jobs,
             log_dir=logs,
             on_play=on_play,
-            executor=executor_for(cluster, allow_unsandboxed),
+            executor=executor_for(cluster, allow_unsandboxed, on_connected=say_scheduler),
             sandbox=sandbox,
             keep_going=keep_going,
         )
@@ -340,3 +340,13 @@ def sandbox_line(levels: Mapping[str, int]) -> str:
     """``plays by sandbox level: 40 full, 2 partial`` (``none`` before any play)."""
     said = ", ".join(f"{n} {level}" for level, n in levels.items())
     return f"plays by sandbox level: {said or 'none'}"
+
+
+def say_scheduler(identity: str) -> None:
+    """The run's first lines name the scheduler that answered at ``--cluster tcp://...``:
+    it runs the plays, whoever's it is (docs/cluster.md)."""
+    console.print(
+        f"cluster: scheduler {identity} (it and its workers run the bots: check it is yours)",
+        highlight=False,
+        markup=False,
+    )
