@@ -27,6 +27,7 @@ from arena.cli.common import (
     make_console,
     plural,
     print_failures,
+    say_scheduler,
 )
 from arena.cli.ratings import _ratings_table
 from arena.ratings import RatingError, fit_ratings
@@ -216,7 +217,9 @@ def _play(
             jobs=jobs,
             log_dir=logs,
             on_play=on_play,
-            executor=executor_for(cluster, allow_unsandboxed, on_connected=say_scheduler),
+            executor=executor_for(
+                cluster, allow_unsandboxed, on_connected=lambda who: say_scheduler(who, console)
+            ),
             sandbox=sandbox,
             keep_going=keep_going,
         )
@@ -340,13 +343,3 @@ def sandbox_line(levels: Mapping[str, int]) -> str:
     """``plays by sandbox level: 40 full, 2 partial`` (``none`` before any play)."""
     said = ", ".join(f"{n} {level}" for level, n in levels.items())
     return f"plays by sandbox level: {said or 'none'}"
-
-
-def say_scheduler(identity: str) -> None:
-    """The run's first lines name the scheduler that answered at ``--cluster tcp://...``:
-    it runs the plays, whoever's it is (docs/cluster.md)."""
-    console.print(
-        f"cluster: scheduler {identity} (it and its workers run the bots: check it is yours)",
-        highlight=False,
-        markup=False,
-    )

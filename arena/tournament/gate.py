@@ -410,10 +410,15 @@ def build_event_data(config: GateConfig) -> dict[str, Any]:
     }
 
 
-def run_gate(config: GateConfig, on_look: Callable[[GateLook], None] | None = None) -> GateReport:
+def run_gate(
+    config: GateConfig,
+    on_look: Callable[[GateLook], None] | None = None,
+    on_connected: Callable[[str], None] | None = None,
+) -> GateReport:
     """Plays the gate until the SPRT accepts H0 or H1 or the cap is reached.
 
-    ``on_look`` is called after each look at the SPRT (for a live line).
+    ``on_look`` is called after each look at the SPRT (for a live line); ``on_connected``
+    hears who answered at a ``--cluster tcp://`` address (``cluster.scheduler_identity``).
 
     Raises:
         GateError: A bad manifest or database (the message says which and why).
@@ -448,7 +453,7 @@ def run_gate(config: GateConfig, on_look: Callable[[GateLook], None] | None = No
                 spec,
                 jobs=config.jobs,
                 log_dir=logs,
-                executor=executor_for(config.cluster, config.allow_unsandboxed),
+                executor=executor_for(config.cluster, config.allow_unsandboxed, on_connected),
                 sandbox=sandbox,
             )
         except ArenaError as e:

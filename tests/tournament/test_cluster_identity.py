@@ -53,3 +53,18 @@ def test_connecting_to_an_address_says_who_answered(monkeypatch: pytest.MonkeyPa
     with executor._connect() as client:
         assert heard == [scheduler_identity(INFO)]  # before any task is sent
         assert client.address == "tcp://10.0.0.5:8786"
+
+
+def test_every_runner_of_a_cluster_can_hear_who_answered() -> None:
+    """event run, the gate and league rounds build their executor with the hook."""
+    import inspect
+
+    from arena.tournament.cluster import executor_for
+    from arena.tournament.gate import run_gate
+    from arena.tournament.league.season import play_round
+
+    heard: list[str] = []
+    executor = executor_for("tcp://10.0.0.5:8786", on_connected=heard.append)
+    assert executor is not None and executor.on_connected == heard.append
+    for runs in (run_gate, play_round):
+        assert "on_connected" in inspect.signature(runs).parameters
