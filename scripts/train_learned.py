@@ -435,5 +435,9 @@ if __name__ == "__main__":
     try:
         main()
     except KeyboardInterrupt:
-        print("stopped: the same command continues from the last epoch", file=sys.stderr)
+        print(
+            "stopped: the same command continues from the last finished epoch (a data set"
+            " stopped while it was played is played again from its start: none of it was kept)",
+            file=sys.stderr,
+        )
         sys.exit(130)

@@ -151,3 +151,13 @@ def interrupted_exits(stop: Callable[[], None] | None = None) -> Iterator[list[i
             signal.signal(sig, handler)
     if caught:
         raise typer.Exit(128 + caught[0])
+
+
+def say_scheduler(identity: str, out: Console) -> None:
+    """Names the scheduler that answered at ``--cluster tcp://...`` in a run's first lines:
+    it and its workers run the plays, whoever's it is (docs/cluster.md)."""
+    out.print(
+        f"cluster: scheduler {identity} (it and its workers run the bots: check it is yours)",
+        highlight=False,
+        markup=False,
+    )

@@ -27,6 +27,7 @@ from arena.cli.common import (
     make_console,
     plural,
     print_failures,
+    say_scheduler,
 )
 from arena.cli.ratings import _ratings_table
 from arena.ratings import RatingError, fit_ratings
@@ -216,7 +217,9 @@ def _play(
             jobs=jobs,
             log_dir=logs,
             on_play=on_play,
-            executor=executor_for(cluster, allow_unsandboxed),
+            executor=executor_for(
+                cluster, allow_unsandboxed, on_connected=lambda who: say_scheduler(who, console)
+            ),
             sandbox=sandbox,
             keep_going=keep_going,
         )

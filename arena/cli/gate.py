@@ -20,7 +20,13 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperCommand
 
-from arena.cli.common import AllowUnsandboxedOpt, make_console, plural, print_failures
+from arena.cli.common import (
+    AllowUnsandboxedOpt,
+    make_console,
+    plural,
+    print_failures,
+    say_scheduler,
+)
 from arena.ratings.sprt import DEFAULT_MIN_PAIRS
 from arena.runtime.aio import tune_gc
 from arena.server.manifest import ManifestError, resolve_bot
@@ -218,7 +224,11 @@ def gate(
         where += [f"reports: {', '.join(str(p) for p in (json_out, junit) if p is not None)}"]
         print("; ".join(w for w in where if not w.endswith(": ")), file=sys.stderr)
         try:
-            report = run_gate(config, on_look=live)
+            report = run_gate(
+                config,
+                on_look=live,
+                on_connected=lambda who: say_scheduler(who, make_console(stderr=True)),
+            )
         finally:
             live.close()
         print(report.summary())

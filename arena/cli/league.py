@@ -24,6 +24,7 @@ from arena.cli.common import (
     make_console,
     plural,
     print_failures,
+    say_scheduler,
 )
 from arena.rules import ArenaError
 from arena.runtime.aio import tune_gc
@@ -270,6 +271,7 @@ def _run(
                 on_play=on_play,
                 cluster=cluster,
                 allow_unsandboxed=allow_unsandboxed,
+                on_connected=lambda who: say_scheduler(who, console),
             )
             if not result.finished and not result.stopped:
                 # Nobody stopped it, yet plays are left: their tables could not play (no

@@ -271,25 +271,25 @@ def verify(replay: Replay) -> Verified:
     raw: list[Any] = replay.recorded or [
         {"seat": s, **action_to_json(a)} for s, a in replay.actions
     ]
-    for i, entry in enumerate(raw, 1):
+    for i, entry in enumerate(raw):  # numbered from 0, as meta.think and actions[i] are
         where = match.where()
         if not isinstance(entry, dict) or not isinstance(entry.get("seat"), int):
-            raise ReplayError(f"action {i}: malformed entry {entry!r} ({where})")
+            raise ReplayError(f"actions[{i}]: malformed entry {entry!r} ({where})")
         seat = entry["seat"]
         if match.over:
-            raise ReplayError(f"action {i}: the match is already over")
+            raise ReplayError(f"actions[{i}]: the match is already over")
         if seat != match.seat:
             raise ReplayError(
-                f"action {i}: seat {seat} acted but seat {match.seat} was to act ({where})"
+                f"actions[{i}]: seat {seat} acted but seat {match.seat} was to act ({where})"
             )
         body = {k: v for k, v in entry.items() if k != "seat"}
         try:
             action = action_from_json(body, match.top)
             match.apply(action)
         except InvalidActionError as e:
-            raise ReplayError(f"action {i}: {where}: malformed action {body!r}: {e}") from e
+            raise ReplayError(f"actions[{i}]: {where}: malformed action {body!r}: {e}") from e
         except IllegalActionError as e:
-            raise ReplayError(f"action {i}: {where}: illegal {body!r}: {e.rule}") from e
+            raise ReplayError(f"actions[{i}]: {where}: illegal {body!r}: {e.rule}") from e
     mismatches: list[str] = []
     if replay.result is not None:
         got = result_of(match)

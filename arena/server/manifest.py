@@ -295,6 +295,11 @@ def load_manifest(path: Path) -> Manifest:
     return manifest
 
 
+def no_manifest_in(folder: str) -> str:
+    """How every command says a bot's folder holds no manifest (``resolve_bot``, the gate)."""
+    return f"{folder}: a folder without a bot.toml manifest"
+
+
 def resolve_bot(spec: str) -> Manifest:
     """A manifest from a path (a ``.toml`` file or a folder holding ``bot.toml``) or a name."""
     path = Path(spec)
@@ -307,6 +312,8 @@ def resolve_bot(spec: str) -> Manifest:
         if not builtin.is_file():
             raise ManifestError(f"built-in bot {spec!r}: {builtin} is missing")
         return load_manifest(builtin)
+    if Path(spec).is_dir():
+        raise ManifestError(no_manifest_in(spec))
     raise ManifestError(
         f"{spec!r} is neither a manifest file nor a built-in bot ({', '.join(BUILTINS)}"
         " or any folder of example_bots)"

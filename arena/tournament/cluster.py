@@ -33,9 +33,10 @@ import os
 import signal
 import tempfile
 import threading
+import time
 import uuid
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -65,6 +66,7 @@ __all__ = [
     "TaskResult",
     "executor_for",
     "play_task",
+    "scheduler_identity",
     "session_tasks",
 ]
 
@@ -116,11 +118,36 @@ class TaskResult:
     logs: tuple[tuple[str, tuple[tuple[str, bytes], ...]], ...]
 
 
-def executor_for(cluster: str | None, allow_unsandboxed: bool = False) -> DaskExecutor | None:
+def executor_for(
+    cluster: str | None,
+    allow_unsandboxed: bool = False,
+    on_connected: Callable[[str], None] | None = None,
+) -> DaskExecutor | None:
     """The runner's executor for a ``--cluster`` value (``None``: the local pool)."""
     if cluster is None:
         return None
-    return DaskExecutor(cluster, allow_unsandboxed=allow_unsandboxed)
+    return DaskExecutor(cluster, allow_unsandboxed=allow_unsandboxed, on_connected=on_connected)
+
+
+def scheduler_identity(info: Mapping[str, Any]) -> str:
+    """Who answered at a scheduler's address, from Dask's ``scheduler_info()``: its id,
+    address, start and workers (``Scheduler-1f2e… at tcp://10.0.0.5:8786, started
+    2026-12-07 06:00:00 UTC, 2 workers on 10.0.0.6``). Whatever answers there runs the
+    event's plays: this is what the user checks it against."""
+    workers = info.get("workers") or {}
+    hosts = sorted({str(w).rsplit(":", 1)[0].removeprefix("tcp://") for w in workers})
+    started = info.get("started")
+    when = (
+        time.strftime(", started %Y-%m-%d %H:%M:%S UTC", time.gmtime(started))
+        if isinstance(started, int | float)
+        else ""
+    )
+    on = f" on {', '.join(hosts)}" if hosts else ""
+    count = len(workers)
+    return (
+        f"{info.get('id', 'a scheduler')} at {info.get('address', '?')}{when},"
+        f" {count} worker{'' if count == 1 else 's'}{on}"
+    )
 
 
 def session_tasks(
@@ -239,7 +266,8 @@ class DaskExecutor:
     N single-threaded worker processes. ``retries`` is how often Dask re-runs a task whose
     worker died or that raised; ``boards_per_task`` sizes the tasks. Each worker sandboxes its
     bots as well as its host allows, and refuses less than ``full`` unless
-    ``allow_unsandboxed``.
+    ``allow_unsandboxed``. ``on_connected`` hears who answered at a ``tcp://`` address
+    (``scheduler_identity``) before any task is sent.
     """
 
     def __init__(
@@ -249,8 +277,10 @@ class DaskExecutor:
         retries: int = 3,
         allow_unsandboxed: bool = False,
         boards_per_task: int = BOARDS_PER_TASK,
+        on_connected: Callable[[str], None] | None = None,
     ) -> None:
         self.address = address
+        self.on_connected = on_connected
         self.retries = retries
         self.allow_unsandboxed = allow_unsandboxed
         self.boards_per_task = boards_per_task
@@ -365,6 +395,8 @@ class DaskExecutor:
         except (OSError, TimeoutError, ValueError) as e:
             raise ClusterError(f"cannot reach the Dask scheduler at {self.address}: {e}") from None
         with client:
+            if self.on_connected is not None:  # anyone's scheduler may answer at an address
+                self.on_connected(scheduler_identity(client.scheduler_info()))
             yield client
 
     @staticmethod

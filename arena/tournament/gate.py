@@ -47,7 +47,7 @@ from arena.ratings.sprt import (
 )
 from arena.rules import ArenaError
 from arena.server.bots import BotStartError
-from arena.server.manifest import resolve_bot
+from arena.server.manifest import no_manifest_in, resolve_bot
 from arena.server.sandbox import require_sandbox
 from arena.tournament.cluster import executor_for
 from arena.tournament.leaderboard import FailureRow, bot_failures
@@ -410,10 +410,15 @@ def build_event_data(config: GateConfig) -> dict[str, Any]:
     }
 
 
-def run_gate(config: GateConfig, on_look: Callable[[GateLook], None] | None = None) -> GateReport:
+def run_gate(
+    config: GateConfig,
+    on_look: Callable[[GateLook], None] | None = None,
+    on_connected: Callable[[str], None] | None = None,
+) -> GateReport:
     """Plays the gate until the SPRT accepts H0 or H1 or the cap is reached.
 
-    ``on_look`` is called after each look at the SPRT (for a live line).
+    ``on_look`` is called after each look at the SPRT (for a live line); ``on_connected``
+    hears who answered at a ``--cluster tcp://`` address (``cluster.scheduler_identity``).
 
     Raises:
         GateError: A bad manifest or database (the message says which and why).
@@ -448,7 +453,7 @@ def run_gate(config: GateConfig, on_look: Callable[[GateLook], None] | None = No
                 spec,
                 jobs=config.jobs,
                 log_dir=logs,
-                executor=executor_for(config.cluster, config.allow_unsandboxed),
+                executor=executor_for(config.cluster, config.allow_unsandboxed, on_connected),
                 sandbox=sandbox,
             )
         except ArenaError as e:
@@ -803,7 +808,7 @@ def _bot_path(bot: str) -> str:
     if path.is_dir():
         manifest = path / "bot.toml"
         if not manifest.is_file():
-            raise GateError(f"{bot}: a folder without a bot.toml manifest")
+            raise GateError(no_manifest_in(bot))
         return str(manifest.resolve())
     return bot
 

@@ -117,3 +117,21 @@ def test_what_the_option_parser_catches_is_one_line(
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and said in lines[0], done.stderr
     assert "--help)" in lines[0]  # where to read more
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["play", "{folder}", "random", "random", "random"],
+        ["check-bot", "{folder}"],
+        ["table", "{folder}"],
+        ["gate", "--candidate", "{folder}", "--baseline", "random"],
+    ],
+    ids=["play", "check-bot", "table", "gate"],
+)
+def test_a_folder_without_a_manifest_is_said_one_way(argv: list[str], tmp_path: Path) -> None:
+    folder = tmp_path / "mybot"
+    folder.mkdir()
+    result = CliRunner().invoke(app, [str(folder) if a == "{folder}" else a for a in argv])
+    assert result.exit_code in (2, 3), result.output  # the gate's errors are 3
+    assert f"{folder}: a folder without a bot.toml manifest" in " ".join(result.output.split())

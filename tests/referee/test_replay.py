@@ -48,7 +48,7 @@ def test_verify_rejects_an_illegal_edit_naming_hand_trick_seat_and_rule(tmp_path
     result = CliRunner().invoke(app, ["replay", "verify", str(path)])
     assert result.exit_code == 1
     text = " ".join(result.output.split())
-    assert f"action {first_play + 1}:" in text
+    assert f"actions[{first_play}]:" in text  # numbered from 0, as meta.think (issue 51)
     assert "hand 2, trick 1" in text and "the leader cannot pass" in text
 
 

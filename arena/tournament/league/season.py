@@ -596,8 +596,11 @@ def play_round(
     on_play: Callable[[Progress, PlannedPlay], None] | None = None,
     cluster: str | None = None,
     allow_unsandboxed: bool = False,
+    on_connected: Callable[[str], None] | None = None,
 ) -> RoundResult:
     """Plays the round's pending plays, division by division; marks it finished when done.
+
+    ``on_connected`` hears who answered at a ``--cluster tcp://`` address.
 
     Ctrl-C (or SIGTERM) stops it cleanly: recorded plays stay, the rest are pending and
     ``play_round`` continues them later. ``cluster`` plays on Dask (``tcp://HOST:8786`` or
@@ -616,7 +619,7 @@ def play_round(
             jobs=jobs,
             log_dir=logs / name,
             on_play=on_play,
-            executor=executor_for(cluster, allow_unsandboxed),
+            executor=executor_for(cluster, allow_unsandboxed, on_connected),
             sandbox=sandbox,
         )
         try:
