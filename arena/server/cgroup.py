@@ -265,6 +265,10 @@ def _sweep(folder: Path) -> None:
         pid = child.name.partition("-")[0]
         if not child.is_dir() or not pid.isdigit() or Path(f"/proc/{pid}").exists():
             continue
+        with contextlib.suppress(OSError):  # a frozen process dies only once thawed
+            (child / "freezer.state").write_text("THAWED")
+        with contextlib.suppress(OSError):
+            (child / "cgroup.freeze").write_text("0")
         with contextlib.suppress(OSError):
             for task in (child / "cgroup.procs").read_text().split():
                 os.kill(int(task), signal.SIGKILL)

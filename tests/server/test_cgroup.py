@@ -208,3 +208,37 @@ def test_a_bot_ended_at_its_memory_limit_is_told_so(tmp_path: Path) -> None:
     code, cause = asyncio.run(run())
     assert code == 9
     assert cause == " (the kernel ended its processes at the bot's memory limit, 144 MiB in all)"
+
+
+def test_a_frozen_bot_left_by_a_dead_runner_is_swept() -> None:
+    """A runner killed while its bots were frozen leaves them frozen, and a frozen process
+    (v1) cannot die: the next runner's sweep thaws them before it kills them."""
+    from arena.server.cgroup import _sweep
+
+    host = _host()
+    if not host.freezer:
+        pytest.skip("this host has no freezer")
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()  # a pid no runner has any more
+    cgroup = BotCgroup.make(host, Limits())
+    named = []
+    for path in cgroup.paths:  # as a cgroup of that runner's
+        target = path.with_name(f"{dead.pid}-{path.name.partition('-')[2]}")
+        path.rename(target)
+        named.append(target)
+    left = replace(
+        cgroup,
+        paths=tuple(named),
+        freezes=next(p for p in named if p.parent == (cgroup.freezes or named[0]).parent),
+    )
+    bot = subprocess.Popen(left.join_argv([sys.executable, "-c", "import time; time.sleep(300)"]))
+    deadline = time.monotonic() + 60
+    while bot.pid not in left.pids() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left.freeze()
+    while not left.frozen() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    for folder in host.folders.values():
+        _sweep(folder)
+    assert bot.wait(timeout=60) == -9
+    left.release()
