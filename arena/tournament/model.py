@@ -303,7 +303,7 @@ class EventSpec(BaseModel):
     deal_book: StrictStr | None = None
     jobs: StrictInt = Field(default=1, ge=1, le=1024)
     restart: RestartName = "session"
-    #: At most one bot process runs at a time on the machine (docs/security.md §9), not only
+    #: At most one bot process of the run runs at a time (docs/security.md §9), not only
     #: one of each bot: for leagues with stakes, at its cost in throughput.
     strict: StrictBool = False
     time_control: TimeControlSpec = TimeControlSpec()
