@@ -451,20 +451,27 @@ def _collect(kind: str, keep: Path) -> None:
         with contextlib.suppress(OSError):
             if time.time() - lock.stat().st_mtime < UNUSED_S:
                 continue  # used lately: another checkout's, or the next run's
-        try:
-            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
-        except OSError:
-            continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            continue
-        try:
-            shutil.rmtree(other, ignore_errors=True)
-            lock.unlink(missing_ok=True)
-        finally:
-            os.close(fd)
+        _remove_unheld(other)
+
+
+def _remove_unheld(image: Path) -> bool:
+    """Removes ``image`` and its lock file unless a runner holds it (its shared lock)."""
+    lock = image.with_name(image.name + ".lock")
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return False
+    try:
+        shutil.rmtree(image, ignore_errors=True)
+        lock.unlink(missing_ok=True)
+    finally:
+        os.close(fd)
+    return True
 
 
 def build(
@@ -600,20 +607,5 @@ def release_folder_image(folder: Path) -> int:
         fd = _held.pop(image, None)
         if fd is not None:
             os.close(fd)
-        lock = image.with_name(image.name + ".lock")
-        try:
-            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
-        except OSError:
-            continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            continue
-        try:
-            shutil.rmtree(image, ignore_errors=True)
-            lock.unlink(missing_ok=True)
-            removed += 1
-        finally:
-            os.close(fd)
+        removed += _remove_unheld(image)
     return removed
