@@ -55,12 +55,13 @@ def test_a_bot_author_writes_plays_checks_and_gates_a_bot(tmp_path: Path) -> Non
     work.mkdir()
     sh(doc_command(README, "arena new-bot"), work, env)
     bot = work / "mybot"
-    # The edit: the README's example bot becomes bot.py, and the manifest starts its class.
+    # The edit: the README's example bot becomes bot.py.
     example = re.search(r"```python\n(# mybot/bot.py.*?)```", README.read_text(), re.S)
     assert example is not None
     (bot / "bot.py").write_text(example.group(1))
-    manifest = (bot / "bot.toml").read_text()
-    (bot / "bot.toml").write_text(re.sub(r"bot:\w+", "bot:MyBot", manifest))
+    # (the example's class is the one new-bot wrote: the manifest names it already)
+    scaffolded = re.search(r"bot:(\w+)", (bot / "bot.toml").read_text())
+    assert scaffolded is not None and f"class {scaffolded.group(1)}(Bot)" in example.group(1)
     out = sh(doc_command(README, "arena play mybot"), work, env)
     assert "final: play, 8 hands" in out, out
     assert not (bot / "runs").exists()
