@@ -54,8 +54,9 @@ _SPINS = 32
 """Reads of a freezer's state before waiting on the loop: a bot asleep (waiting for its next
 request, as an answered bot is) stops at once; one still computing stops at its next tick."""
 _FREEZE_WAIT_S = 5.0
-"""The longest the referee waits for a bot to stop (a task deep in the kernel stops on its
-way out; it is never let run beside another meanwhile)."""
+"""The longest the referee waits for a bot to stop. A task deep in the kernel stops on its way
+out; one that has not stopped by then is let be and the turn goes on (``stopped`` says False):
+a limit on what a bot stuck in the kernel can cost the table, not a guarantee."""
 
 
 async def stopped(bot: Freezable) -> bool:

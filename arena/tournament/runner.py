@@ -39,7 +39,7 @@ from arena.referee.policy import FailureKind, FailurePolicy, GiveUp, Termination
 from arena.rules import ArenaError
 from arena.runtime.aio import run as run_loop
 from arena.server import ARENA_FAULT, ArenaServer, MatchPlan, Table, TableSpec, play_table
-from arena.server.bots import seat_log
+from arena.server.bots import bot_key, seat_log
 from arena.server.manifest import Manifest, load_manifest, resolve_bot
 from arena.server.sandbox import Sandbox, SandboxError, require_sandbox, runtime_paths
 from arena.tournament.live import LiveFeed, live_dir
@@ -114,15 +114,10 @@ def session_slots(sessions: Sequence[Session], manifests: Mapping[str, Manifest]
     slots = []
     for i, s in enumerate(sessions):
         board = min(sp.play.board for sp in s.plays)
-        holds = {(bot_identity(manifests[name]), s.round) for name in s.seats}
+        holds = {(bot_key(manifests[name]), s.round) for name in s.seats}
         group = (s.round, s.table, board)
         slots.append(Slot(i, group, (*group, s.rotation), frozenset(holds)))
     return slots
-
-
-def bot_identity(manifest: Manifest) -> str:
-    """What makes two seats the same bot: its manifest file (its name where it has none)."""
-    return str(manifest.path.resolve()) if manifest.path is not None else manifest.name
 
 
 @dataclass
