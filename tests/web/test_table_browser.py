@@ -255,6 +255,8 @@ def test_two_people_at_one_table_and_one_closes_the_tab(tmp_path: Path) -> None:
     replay = load(tmp_path / "table.json")
     assert replay.seats[0] == "Ann" and replay.seats[2] == "Bob", out
     assert replay.result is not None and replay.result["hands"], out
+    # While Bob was asked (Grand Tichu), Ann's page showed his clock; no bomb window's.
+    assert any("2" in (b.get("view") or {}).get("clocks", {}) for b in bodies[0])
     for seat, got in bodies.items():
         assert got, seat
         for body in got:
