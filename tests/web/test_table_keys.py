@@ -158,6 +158,7 @@ def test_a_hand_by_keyboard_alone_with_visible_focus_and_aa_contrast(
             by_keys(page, ask, seen)
         page.wait_for_selector("#end:not([hidden]) #winner")
         end_text = page.locator("#end").inner_text()
+        assert page.evaluate("document.body.dataset.staged") == "1", "no trick was built up"
         contrast(page, "seat, game over")
         assert page.title().startswith("Game over"), page.title()
         watcher = browser.new_page(viewport={"width": 360, "height": 640})
