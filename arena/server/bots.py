@@ -31,7 +31,14 @@ from arena.server.app import ArenaServer
 from arena.server.image import runtime_programs
 from arena.server.manifest import CommandError, Limits, Manifest, is_reference_bot
 from arena.server.relay import SeatRelay
-from arena.server.sandbox import Launch, Sandbox, SandboxLevel, bot_path, require_sandbox
+from arena.server.sandbox import (
+    Launch,
+    Sandbox,
+    SandboxLevel,
+    SandboxSetupError,
+    bot_path,
+    require_sandbox,
+)
 from arena.server.table import Table, TableSpec, TableState
 from arena.server.turns import MACHINE, BotTurn, TurnLock
 
@@ -50,6 +57,11 @@ between threads)."""
 
 class BotStartError(ArenaError):
     """A bot process that could not be started (its command or working directory is wrong)."""
+
+
+class BotSetupError(BotStartError):
+    """A bot process the arena could not start through no fault of the bot's (its cgroup, the
+    runner's start of the sandbox): the seat counts as ended by the arena's fault."""
 
 
 class BotProcess:
@@ -82,6 +94,7 @@ class BotProcess:
         self._pump: asyncio.Task[None] | None = None
         self.logged = 0  # bytes of output in the log: what the referee marks decisions with
         self._launch: Launch | None = None  # what the running process holds on the host
+        self._ran: bool | None = None  # whether its sandbox ran the bot's command (once known)
         self.relay = SeatRelay(socket)  # its own socket: no flood of it reaches other bots
 
     async def start(self) -> None:
@@ -124,9 +137,11 @@ class BotProcess:
             # processes' builds; on the loop that would stall every table of the referee
             # (gRPC cancels a call its server has not taken up within 30 s).
             launch = await asyncio.to_thread(prepare)
+        except SandboxSetupError as e:  # its cgroup: the host's, not the bot's
+            raise BotSetupError(f"{where}: {e}") from None
         except ArenaError as e:  # its folder's image (too large) or the filter
             raise BotStartError(f"{where}: {e}") from None
-        self._launch = launch
+        self._launch, self._ran = launch, None
         out = asyncio.subprocess.PIPE if self.log is not None else asyncio.subprocess.DEVNULL
         try:
             self.proc = await asyncio.create_subprocess_exec(
@@ -139,9 +154,10 @@ class BotProcess:
                 start_new_session=True,
                 pass_fds=launch.fds,
             )
-        except OSError as e:
-            raise BotStartError(
-                f"{where}: cannot start {m.argv()!r} in {m.cwd}: {e.strerror or e}"
+        except OSError as e:  # the sandbox's tools, or the host's processes, not the bot
+            await asyncio.to_thread(self._cleanup)
+            raise BotSetupError(
+                f"{where}: the runner cannot start {launch.argv[0]}: {e.strerror or e}"
             ) from e
         finally:
             launch.close()
@@ -216,6 +232,31 @@ class BotProcess:
         mib = self.limits.memory_mb + self.limits.tmp_mb
         return f" (the kernel ended its processes at the bot's memory limit, {mib} MiB in all)"
 
+    def arena_fault(self) -> str:
+        """Once the process has ended: why its end is the arena's fault, not the bot's, or ''.
+
+        In the ``full`` sandbox bwrap reports the bot's exit only when it had set up and run
+        the bot's command; a process that ended without that report (other than at the bot's
+        memory limit) failed to set up or was killed from outside the sandbox, which the bot
+        cannot reach. Below ``full`` the end of the sandbox's tools cannot be told from the
+        bot's own (a signal may be the bot's own crash): '' (docs/referee.md).
+        """
+        proc, launch = self.proc, self._launch
+        if proc is None or proc.returncode is None or launch is None:
+            return ""
+        if self._ran is None:
+            self._ran = launch.ran_bot()
+        if self._ran is not False or self.exit_cause():
+            return ""
+        code = proc.returncode
+        if code < 0:
+            signame = _signal_name(code)
+            return f"the sandbox was killed by {signame} before it reported the bot's exit"
+        return (
+            f"the sandbox ended with code {code} before it ran the bot (its set-up failed; its"
+            " message is in the bot's log)"
+        )
+
     async def stop(self, timeout_s: float = 5.0) -> int | None:
         """Lets the process exit on its own for ``timeout_s``, then terminates, then kills it.
 
@@ -263,7 +304,7 @@ async def _watch(
             return
         on_exit(seat, code)
         restarting = restarts > 0
-        table.bot_exited(seat, code, restarting, bot.exit_cause())
+        table.bot_exited(seat, code, restarting, bot.exit_cause(), bot.arena_fault())
         if not restarting:
             return
         restarts -= 1
@@ -380,7 +421,11 @@ async def play_table(
         for seat, proc in enumerate(bots):
             if proc is None:
                 continue
-            await proc.start()
+            try:
+                await proc.start()
+            except BotSetupError as e:  # the seat is absent by the arena's fault
+                table.bot_exited(seat, None, fault=str(e))
+                continue
             watchers.append(
                 asyncio.ensure_future(
                     _watch(table, seat, proc, restarts, on_exit or (lambda s, c: None))
@@ -442,3 +487,11 @@ def _safe(name: str) -> str:
     # ``+`` kept: a league's bot names (``[A-Za-z0-9._+-]``) map to distinct files, so the
     # owner of ``data+bot`` is never served the logs of ``data_bot``
     return "".join(c if c.isalnum() or c in "-_.+" else "_" for c in name)[:40] or "bot"
+
+
+def _signal_name(code: int) -> str:
+    """``SIGSEGV`` for the exit code ``-11``."""
+    try:
+        return signal.Signals(-code).name
+    except ValueError:
+        return f"signal {-code}"

@@ -69,12 +69,20 @@ class SandboxError(ArenaError):
     """No sandbox good enough for the run: the message says which probe failed and why."""
 
 
+class SandboxSetupError(SandboxError):
+    """A bot's sandbox could not be made (its cgroup, the runner's start of its process): the
+    arena's fault, never the bot's."""
+
+
 @dataclass(frozen=True)
 class Launch:
     """How to start one sandboxed bot process: argv, environment, working directory.
 
     ``fds`` are descriptors the process inherits (bwrap reads its options and the
     system-call filter from them); ``close()`` them once the process has started.
+    ``status`` (``full`` only) is the runner's end of bwrap's ``--json-status-fd``: bwrap
+    writes the bot's exit code there only if its set-up finished and it ran the bot's
+    command (``ran_bot``).
     """
 
     argv: list[str]
@@ -84,6 +92,7 @@ class Launch:
     scratch: Path | None = None  # a private folder to remove after the process (no bwrap)
     fds: tuple[int, ...] = ()
     cgroup: BotCgroup | None = None
+    status: int | None = None
 
     def close(self) -> None:
         """Closes the runner's copies of ``fds`` (the started process keeps its own)."""
@@ -91,13 +100,30 @@ class Launch:
             with contextlib.suppress(OSError):
                 os.close(fd)
 
+    def ran_bot(self) -> bool | None:
+        """Once the process has ended: whether the sandbox had set up and run the bot's
+        command (bwrap reported its exit code). False: it ended before, by the arena's
+        fault (its set-up failed, or something outside the bot killed it); None where the
+        sandbox does not tell (``partial``, ``none``). Reads the status once."""
+        if self.status is None:
+            return None
+        data = b""
+        with contextlib.suppress(OSError):
+            os.set_blocking(self.status, False)
+            while chunk := os.read(self.status, 4096):  # bwrap wrote it before it ended
+                data += chunk
+        return b'"exit-code"' in data
+
     def release(self) -> None:
         """Removes what the process had on the host once it has ended: its private folder,
-        its cgroup (killing whatever it left there)."""
+        its cgroup (killing whatever it left there), the status descriptor."""
         if self.scratch is not None:
             shutil.rmtree(self.scratch, ignore_errors=True)
         if self.cgroup is not None:
             self.cgroup.release()
+        if self.status is not None:
+            with contextlib.suppress(OSError):
+                os.close(self.status)
 
 
 @dataclass(frozen=True)
@@ -188,23 +214,29 @@ class Sandbox:
             # process is bwrap, and its /proc/1/cmdline would show every host path bound.
             options = program_fd(b"".join(f"{a}\0".encode() for a in [*self.flags, *view, *caps]))
             filt = program_fd(filter_program())
-            full = [self.bwrap, "--args", str(options), "--seccomp", str(filt), "--", *command]
-            fds: tuple[int, ...] = (options, filt)
+            status, reports = os.pipe()  # bwrap's report: did the bot's command run?
+            full = [
+                *(self.bwrap, "--json-status-fd", str(reports), "--args", str(options)),
+                *("--seccomp", str(filt), "--", *command),
+            ]
+            fds: tuple[int, ...] = (options, filt, reports)
         elif self.level is SandboxLevel.PARTIAL:
-            full, fds = [*self.flags, "--", *command], ()
+            full, fds, status = [*self.flags, "--", *command], (), None
         else:
-            full, fds = command, ()
+            full, fds, status = command, (), None
         cgroup = None
         if self.cgroups is not None:  # made last: nothing above can fail and leave it
             try:
                 cgroup = BotCgroup.make(self.cgroups, limits)
             except OSError as e:
-                unmade = Launch(full, outer_env, cwd, address, scratch, fds)
+                unmade = Launch(full, outer_env, cwd, address, scratch, fds, status=status)
                 unmade.close()
                 unmade.release()
-                raise SandboxError(f"cannot make the bot's cgroup: {e.strerror or e}") from None
+                raise SandboxSetupError(
+                    f"cannot make the bot's cgroup: {e.strerror or e}"
+                ) from None
             full = cgroup.join_argv(full)
-        return Launch(full, outer_env, cwd, address, scratch, fds, cgroup)
+        return Launch(full, outer_env, cwd, address, scratch, fds, cgroup, status)
 
 
 def _draw_uid() -> int:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
-import signal
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
@@ -54,8 +53,9 @@ FINISHED_TOKENS = 40_000
 """Tokens of finished tables remembered (refused as over rather than unknown)."""
 
 ARENA_FAULT = "the arena's fault: "
-"""How the detail of a failure the arena caused, not the bot, begins (``Table._arena_fault``):
-a runner replays such a play rather than record it against the bot."""
+"""How the detail of a failure the arena caused, not the bot, begins (``Table.bot_exited``'s
+``fault``, found by ``BotProcess.arena_fault``): a runner plays such a play again rather than
+record it against the bot."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -148,6 +148,7 @@ class Table:
         self._managed: dict[int, Callable[[], bool]] = {}  # seat: has its process ended?
         self._exited: set[int] = set()
         self._exit_codes: dict[int, str] = {}  # a seat's exit code and its cause, as said
+        self._faults: dict[int, str] = {}  # a seat whose process ended by the arena's fault
         self._lost: dict[int, asyncio.TimerHandle] = {}
         self._resumes: dict[int, list[float]] = {}  # seat -> loop times of its resumes (match)
         self._all_joined = asyncio.Event()
@@ -188,8 +189,11 @@ class Table:
         try:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._all_joined.wait(), spec.startup_timeout_s)
-            if all(seat.stream is None for seat in self.seats):
-                return self.records  # nobody came: no match to play
+            if all(seat.stream is None for seat in self.seats) and not self._faults:
+                # Nobody came: no match to play. Unless the arena kept a bot away: its
+                # matches are played on defaults, each failed by the arena's fault (a runner
+                # plays them again).
+                return self.records
             for k in range(1, spec.match_count + 1):
                 if self.shutting_down:
                     break
@@ -245,25 +249,13 @@ class Table:
         return self.logged[seat].logged if seat < len(self.logged) else -1
 
     def _why_absent(self, seat: int) -> tuple[FailureKind, str]:
+        fault = self._faults.get(seat)
+        if fault is not None:
+            return FailureKind.CRASH, f"{ARENA_FAULT}{fault}"
         code = self._exit_codes.get(seat)
         if code is not None:
-            if self._arena_fault(code):
-                return FailureKind.CRASH, (
-                    f"{ARENA_FAULT}the sandbox's process was killed by {_signal_name(code)}"
-                    " before the bot joined (a bot's own crash in its sandbox is an exit code)"
-                )
             return FailureKind.CRASH, f"the bot process exited with code {code} before joining"
         return FailureKind.DISCONNECT, "did not join the table"
-
-    def _arena_fault(self, code: str) -> bool:
-        """Whether a bot process that ended before joining ended by the arena's fault: in the
-        ``full`` sandbox the runner's child is bwrap, which turns any end of the bot's own
-        processes into an exit code, so a signal that ended it (without a known cause such
-        as the memory limit) came from outside the bot: the runner's fork before the
-        sandbox started, or the host."""
-        sandbox = self.spec.meta.get("sandbox")
-        full = isinstance(sandbox, Mapping) and sandbox.get("level") == "full"
-        return full and code.startswith("-") and code[1:].isdigit()
 
     def replay_path(self, k: int) -> Path | None:
         """Where match ``k``'s replay is written (``None``: not written)."""
@@ -343,10 +335,18 @@ class Table:
             self.referee.seat_back(seat, took_over, peer)
 
     def bot_exited(
-        self, seat: int, returncode: int, restarting: bool = False, cause: str = ""
+        self,
+        seat: int,
+        returncode: int | None,
+        restarting: bool = False,
+        cause: str = "",
+        fault: str = "",
     ) -> None:
         """The runner saw the seat's bot process exit before the table was done (``cause``:
-        what the runner knows of why, e.g. its cgroup's memory limit)."""
+        what the runner knows of why, e.g. its cgroup's memory limit; ``returncode`` None:
+        it could not be started). ``fault`` says why the end is the arena's fault, not the
+        bot's (its sandbox failed to set up, or was killed from outside it): the failure's
+        detail then begins with ``ARENA_FAULT``, and an event plays the match again."""
         if self.state is TableState.DONE:
             return
         handle = self._lost.pop(seat, None)
@@ -355,11 +355,15 @@ class Table:
         if not restarting:
             self._exited.add(seat)
             self._exit_codes[seat] = f"{returncode}{cause}"
+            if fault:
+                self._faults[seat] = fault
             if self.state is TableState.WAITING:
                 self._check_joined()
         referee = self.referee
         if referee is not None:
             detail = f"the bot process exited with code {returncode}{cause}"
+            if fault:
+                detail = f"{ARENA_FAULT}{fault}"
             if restarting:
                 detail += "; restarting it"
             referee.seat_lost(seat, FailureKind.CRASH, detail, resumable=restarting)
@@ -476,11 +480,3 @@ class TableManager:
             table.abort("the referee is shutting down")
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._idle.wait(), 5.0)
-
-
-def _signal_name(code: str) -> str:
-    """``SIGSEGV`` for the exit code ``-11``."""
-    try:
-        return signal.Signals(int(code[1:])).name
-    except ValueError:
-        return f"signal {code[1:]}"

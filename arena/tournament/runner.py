@@ -70,9 +70,9 @@ class ArenaFault(Stalled):
 
 
 ARENA_REPLAYS = 3
-"""How many times a play that failed by the arena's fault (a bot's sandbox killed by a signal
-before the bot joined: ``arena.server.ARENA_FAULT``) is played again in one run. Such a play
-is never recorded: its failure is not the bot's."""
+"""How many times a play that failed by the arena's fault (a bot's sandbox that failed to set
+up or was killed from outside it: ``arena.server.ARENA_FAULT``) is played again in one run.
+Such a play is never recorded: its failure is not the bot's."""
 
 ARENA_KIND = "arena"
 """The failure kind of a hand row for a failure of the arena's (never stored)."""

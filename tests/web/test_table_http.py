@@ -57,11 +57,23 @@ def test_refusals_and_the_stand_in_when_time_runs_out(tmp_path: Path) -> None:
             assert state["replay"] == "table.json", state  # its name: no server path
             lobby = http.get("/api/lobby").json()
             assert lobby["replay"] == "table.json", lobby
+            again = http.get("/api/seat/state", params={"token": token}).json()
     finally:
         proc.terminate()
         proc.communicate(timeout=60)
     replay = load(tmp_path / "table.json")
     assert replay.seats[0] == "Ann" and replay.result is not None
+    # The seat's JSON at the end is the game's end, as the record has it: the last hand, the
+    # final score, the winner; no play in progress, no decision.
+    for end in (state, again):
+        view = end["view"]
+        assert end["ask"] is None and view["over"] and view["phase"] == "match_over", view
+        assert view["scores"] == replay.result["scores"], (view["scores"], replay.result)
+        assert view["winners"] == replay.meta["winners"], view
+        assert len(view["hand_scores"]) == len(replay.result["hands"]), view
+        assert view["hand_end"]["score"] == view["hand_scores"][-1], view
+        assert view["last"]["text"].startswith("game over: team "), view["last"]
+        assert view["trick"] == [] and view["to_act"] < 0, view
 
 
 EIGHTS = {"8j", "8s", "8p", "8t"}  # seat 0's bomb in the deal of seed 1664
@@ -125,6 +137,8 @@ def test_a_bomb_outside_the_window_is_refused_and_the_game_goes_on(tmp_path: Pat
                     assert refused.status_code == 409 and f"decision {late['number']}" in detail
                     assert "open" in detail and "\n" not in detail, detail
                     now = state()
+                    # The page says why later plays pause (the pacing that hides bombs).
+                    assert "nobody can tell who holds a bomb" in now["notice"], now["notice"]
                     assert set(now["view"]["seats"][0]["cards"]) >= EIGHTS, now["view"]
                     assert all(not e["bomb"] for e in now["view"]["entries"]), now["view"]
                     continue
