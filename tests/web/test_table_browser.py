@@ -165,6 +165,13 @@ def test_a_person_plays_a_hand_against_three_bots(browser: Any, tmp_path: Path) 
         spectated = watcher.locator("#over").inner_text()
         info = watcher.locator("#info").inner_text()
         watcher.locator("#over a", has_text="download the record").wait_for()
+        # A free seat's invite link after the game: it says so, and offers no seat (its
+        # state request is refused, 409, which the console logs: a page of its own).
+        invited = watcher.context.new_page()
+        invited.goto(links[1])
+        invited.wait_for_selector("#invite")
+        assert "has ended" in invited.locator("#invite").inner_text()
+        assert invited.get_by_role("button", name="sit down").count() == 0
         page.close()
         watcher.context.close()
     finally:
