@@ -12,7 +12,6 @@ import contextlib
 import json
 import re
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,7 @@ import pytest
 from arena.referee.replay import load
 from arena.rules import Match, card_name, cards_of
 from arena.rules.notation import action_from_json
-from tests.web.served import ARGS, CHROMIUM, start_table
+from tests.web.served import CHROMIUM, open_asks, seat_asks, start_table
 
 pytestmark = pytest.mark.slow
 
@@ -29,19 +28,10 @@ if not CHROMIUM.exists():
     pytest.skip(
         f"no browser: {CHROMIUM} is missing (apt-get install chromium)", allow_module_level=True
     )
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 
 SEED = 1664
 CARD = re.compile(r"\b(?:[2-9TJQKA][jspt]|Mj|Dr|Ph|Dg)\b")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """One Chromium for the module; each test opens its own pages (contexts)."""
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
 
 
 def click_cards(page: Any, cards: list[str]) -> None:
@@ -287,33 +277,16 @@ def test_a_late_bomb_click_is_refused_on_the_page_and_the_hand_goes_on(
     proc, _, links = start_table(
         tmp_path, "--sit", "Ann", "--seed", str(SEED), "--hands", "1", "--window-s", "4"
     )
-    asks: list[dict[str, Any]] = []
     errors: list[str] = []
     seen = {"wish": 0, "bomb": 0, "gift": 0}
     late: int | None = None
     try:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.on("pageerror", lambda e: errors.append(str(e)))
-        page.on(
-            "response",
-            lambda r: (
-                asks.append(r.json()["ask"])
-                if "/api/seat/state" in r.url and r.ok and r.json().get("ask")
-                else None
-            ),
-        )
+        asks = seat_asks(page)
         page.goto(links[0])
         page.get_by_role("button", name="start the game").click()
-        done: set[int] = set()
-        deadline = time.monotonic() + 600
-        while page.evaluate("document.body.dataset.over") != "1":
-            assert time.monotonic() < deadline, "the hand did not end"
-            phase = page.evaluate("document.body.dataset.phase || ''")
-            if not (asks and phase and asks[-1]["number"] not in done):
-                page.wait_for_timeout(100)
-                continue
-            ask = asks[-1]
-            done.add(ask["number"])
+        for ask in open_asks(page, asks):
             if ask["phase"] != "bomb_window":
                 play_one(page, ask, seen)
             elif late is not None:
