@@ -267,7 +267,8 @@ def _play(
     paths = write_leaderboard(board, out)
     console.print(
         f"{summary.boards_done}/{boards_total} boards, {plural(board.hands, 'hand')}, "
-        f"{plural(progress.failures, 'failure')}{arena_faults(progress.arena_faults)};"
+        f"{plural(sum(row.total for row in board.failures), 'failure')}"
+        f"{arena_faults(progress.arena_faults)};"
         f" results in {db}",
         highlight=False,
     )
