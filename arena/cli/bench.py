@@ -5,7 +5,10 @@ from __future__ import annotations
 import math
 import os
 import sys
+import tempfile
+from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -329,6 +332,15 @@ def covert_bench(
     ] = "cpu",
     seed: Annotated[int, typer.Option(help="Seed of the message bits.")] = 1,
     lead: Annotated[float, typer.Option(min=0.1, help="Seconds from launch to start.")] = 2.0,
+    tables: Annotated[
+        bool,
+        typer.Option(
+            "--tables",
+            help="Colluding bots seated at real tables instead (partners, tables, two-bots),"
+            " under the rules off, on and strict; --placements and --hands choose.",
+        ),
+    ] = False,
+    hands: Annotated[int, typer.Option(min=1, help="Hands of each match (--tables).")] = 4,
 ) -> None:
     """The CPU and cache timing channel between two colluding sandboxed processes: bits/s."""
     from arena.bench.covert import DEAL_BITS, HAND_BITS, CovertError, bench_covert
@@ -337,6 +349,10 @@ def covert_bench(
     def progress(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
+    if tables:
+        wanted = placements if placements != "arena,same-core,cross-core" else ""
+        _covert_tables([x.strip() for x in wanted.split(",") if x.strip()], hands, seed, progress)
+        return
     try:
         slot_ms = [float(x) for x in slots.split(",") if x.strip()]
         counts = [int(x) for x in spinners.split(",") if x.strip()]
@@ -393,3 +409,37 @@ def covert_bench(
         bits_needed = HAND_BITS if what == "a hand" else DEAL_BITS
         took = bits_needed / slot.capacity_bps if slot.capacity_bps > 0 else math.inf
         print(f"{what:<17}: {need}; {took:.2f} s at the best capacity")
+
+
+def _covert_tables(
+    placements: list[str], hands: int, seed: int, progress: Callable[[str], None]
+) -> None:
+    """``arena bench covert --tables``: the channel between colluding bots at real tables."""
+    from arena.bench.collusion import PLACEMENTS, bench_channels
+    from arena.server.sandbox import SandboxError, require_sandbox
+
+    try:
+        box = require_sandbox()
+        with tempfile.TemporaryDirectory(prefix="tichu-collusion-") as tmp:
+            runs = bench_channels(
+                Path(tmp), placements or PLACEMENTS, hands=hands, seed=seed, progress=progress
+            )
+    except (SandboxError, ValueError) as e:
+        print(f"error: {e}")
+        raise typer.Exit(2) from None
+    except KeyboardInterrupt:
+        progress("covert: interrupted; the tables' bots stopped")
+        raise typer.Exit(130) from None
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"bot sandbox      : {box.summary()}; load average {load}")
+    print(f"matches          : {hands} hands each, 10 ms slots, colluders answer after 30 ms")
+    print("placement  rules     bits      p  (95 % interval)   capacity b/s   partner's cards")
+    for f in runs:
+        lo, hi = f.p_interval
+        c_lo, c_hi = f.capacity_bps
+        rule = "off" if not f.frozen else "strict" if f.strict else "on"
+        share = f"{f.share:.2f} of 14 (chance 0.33)" if f.shares else "-"
+        print(
+            f"{f.placement:<10} {rule:<7} {f.bits:>6} {f.p:6.3f}  ({lo:.3f}-{hi:.3f})"
+            f"   {c_lo:5.1f}-{c_hi:<6.1f}   {share}"
+        )

@@ -64,7 +64,10 @@ def table(
     ] = None,
     linger_s: Annotated[
         float | None,
-        typer.Option(min=0, help="Stop this many seconds after the game (default: on Ctrl-C)."),
+        typer.Option(
+            min=0,
+            help="Stop this many seconds after a game unless another starts (default: on Ctrl-C).",
+        ),
     ] = None,
     allow_unsandboxed: AllowUnsandboxedOpt = False,
     decision_s: Annotated[float | None, old_spelling("--decision-s", min=1)] = None,
@@ -129,18 +132,21 @@ def table(
     async def main() -> None:
         stop = asyncio.Event()
         serving = asyncio.ensure_future(serve_table(room, host, port, ready, stop))
-        while room.state != "over" and not serving.done() and not caught:
+        said = 0  # the games whose end was printed ("play again" starts another)
+        while not serving.done() and not caught:
+            if room.state == "over" and room.games > said:
+                said = room.games
+                console.print(
+                    room.error
+                    or f"game over: replay written to {room.out} (arena replay show {room.out})",
+                    highlight=False,
+                )
+                if linger_s is not None:
+                    await asyncio.sleep(linger_s)
+                    if room.state == "over" and room.games == said:
+                        break  # nobody asked to play again meanwhile
             await asyncio.sleep(0.2)
-        if caught:  # Ctrl-C or SIGTERM: uvicorn's own handlers may not have been listening yet
-            stop.set()
-        if room.state == "over":
-            console.print(
-                room.error or f"game over: replay written to {out} (arena replay show {out})",
-                highlight=False,
-            )
-            if linger_s is not None:
-                await asyncio.sleep(linger_s)
-                stop.set()
+        stop.set()  # Ctrl-C or SIGTERM: uvicorn's own handlers may not have been listening yet
         await asyncio.gather(serving, return_exceptions=True)
 
     with interrupted_exits() as caught:

@@ -29,7 +29,7 @@ from arena.referee import MatchRecord, TableEvent
 from arena.rules.errors import ArenaError
 from arena.server.app import ArenaServer
 from arena.server.image import runtime_programs
-from arena.server.manifest import CommandError, Limits, Manifest
+from arena.server.manifest import CommandError, Limits, Manifest, is_reference_bot
 from arena.server.relay import SeatRelay
 from arena.server.sandbox import (
     Launch,
@@ -40,7 +40,7 @@ from arena.server.sandbox import (
     require_sandbox,
 )
 from arena.server.table import Table, TableSpec, TableState
-from arena.server.turns import MACHINE, BotTurn
+from arena.server.turns import MACHINE, BotTurn, TurnLock
 
 ENV_TOKEN = "TICHU_ARENA_TOKEN"
 ENV_BOT_KEY = "TICHU_ARENA_BOT_KEY"
@@ -327,6 +327,7 @@ async def play_table(
     limits: Limits | None = None,
     writable: Sequence[Path] = (),
     strict: bool = False,
+    owners: Sequence[str | None] = (None, None, None, None),
 ) -> tuple[Table, list[MatchRecord]]:
     """Creates a table, starts a bot process per seat, and plays the table's matches.
 
@@ -345,8 +346,9 @@ async def play_table(
 
     Where the sandbox can freeze a bot (a cgroup with a freezer) and the server does not ping
     its bots (a frozen bot cannot answer a ping), each process runs only while its seat is
-    asked, and never beside another process of the same bot (``arena.server.turns``; with
-    ``strict``, beside no other bot process at all).
+    asked, and never beside another process of the same bot or of another bot of the seat's
+    ``owners`` entry (``arena.server.turns``; with ``strict``, beside no other bot process at
+    all).
     """
     if len(manifests) != 4:
         raise ValueError(f"a table needs four bots, not {len(manifests)}")
@@ -378,7 +380,8 @@ async def play_table(
         table.watchers.append(watch)
     bots: list[BotProcess | None] = []
     extra = extra_env(table) if extra_env is not None else [{}, {}, {}, {}]
-    taking_turns = asyncio.Lock()  # one of this table's bots thawed at a time
+    taking_turns = TurnLock()  # one of this table's bots thawed at a time
+    turns: list[BotTurn] = []
     for seat, m in enumerate(manifests):
         if m is None:
             bots.append(None)
@@ -401,8 +404,10 @@ async def play_table(
         bots.append(bot)
         table.manage(seat, bot.ended)
         if server.freezes and sandbox.freezes:
-            keys = [bot_key(m), *([MACHINE] if strict else [])]
-            table.seats[seat].turn = BotTurn(bot, server.turns.get(keys), bots, taking_turns)
+            keys = [*bot_keys(m), *turn_keys(owners[seat], strict)]
+            turn = BotTurn(bot, server.turns.get(keys), bots, taking_turns)
+            table.seats[seat].turn = turn
+            turns.append(turn)
     if log_dir is not None:
         table.logs = [
             seat_log(log_dir, s, "person") if m is None else seat_log(log_dir, s, m.name)
@@ -432,6 +437,8 @@ async def play_table(
             table.abort("the runner stopped")
         for w in watchers:
             w.cancel()
+        for turn in turns:  # each last turn ends once its bot is seen stopped
+            await turn.settle()
         # A seat given up is sent nothing more: its process gets no time to end on its own.
         given_up = {seat for record in table.records for seat in record.outcome.given_up}
         await asyncio.gather(
@@ -442,6 +449,19 @@ async def play_table(
             )
         )
     return table, records
+
+
+def bot_keys(manifest: Manifest) -> list[str]:
+    """The turn key of a bot's own processes (``bot_key``), none for the arena's reference
+    bots: they are not a stranger's code, so their copies hold no channel to keep shut, and
+    tables of them (the demo, the ladder, the benchmarks) play at once."""
+    return [] if is_reference_bot(manifest) else [bot_key(manifest)]
+
+
+def turn_keys(owner: str | None, strict: bool) -> list[str]:
+    """The turn keys a bot takes beside its own (``bot_key``): its owner's, so that one
+    owner's bots never run at once, and with ``strict`` the one of every bot."""
+    return [*([f"owner:{owner}"] if owner else []), *([MACHINE] if strict else [])]
 
 
 def bot_key(manifest: Manifest) -> str:

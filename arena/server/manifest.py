@@ -63,6 +63,13 @@ BUILTINS = ("random", "greedy", "heuristic", "quick", "search", "strong")
 SDK_RUNNER = ("-m", "sdk")
 
 
+def is_reference_bot(manifest: Manifest) -> bool:
+    """Whether ``manifest`` is one of the arena's own bots (in ``example_bots``), not a
+    stranger's."""
+    path = manifest.path
+    return path is not None and path.resolve().is_relative_to(BUILTIN_DIR)
+
+
 class ManifestError(ArenaError):
     """A manifest that cannot be read or is not valid; the message names file and field."""
 

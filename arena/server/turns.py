@@ -28,7 +28,7 @@ import time
 from collections.abc import Sequence
 from typing import Protocol
 
-__all__ = ["MACHINE", "BotTurn", "Freezable", "TurnLocks"]
+__all__ = ["MACHINE", "BotTurn", "Freezable", "TurnLock", "TurnLocks"]
 
 MACHINE = "*all*"
 """The key of the strict level's one lock: every bot process of the referee takes it."""
@@ -76,44 +76,61 @@ async def stopped(bot: Freezable) -> bool:
     return True
 
 
+class TurnLock(asyncio.Lock):
+    """A lock of turns that remembers its last holder: the next one waits for that bot to
+    have stopped before its own runs (``BotTurn.settle``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.last: BotTurn | None = None
+
+
 class TurnLocks:
     """The turns of one referee's bots, by key (a bot's manifest, or ``MACHINE``)."""
 
     def __init__(self) -> None:
-        self._locks: dict[str, asyncio.Lock] = {}
+        self._locks: dict[str, TurnLock] = {}
 
-    def get(self, keys: Sequence[str]) -> list[asyncio.Lock]:
+    def get(self, keys: Sequence[str]) -> list[TurnLock]:
         """The locks of ``keys``, in one order for every caller (no two wait on each other)."""
-        return [self._locks.setdefault(key, asyncio.Lock()) for key in sorted(set(keys))]
+        return [self._locks.setdefault(key, TurnLock()) for key in sorted(set(keys))]
 
 
 class BotTurn:
-    """A seat's turn: once the other seats' bots at its table are stopped, take its bot's
-    locks and thaw it; freeze it, wait until it is stopped and give the locks back."""
+    """A seat's turn: once whatever held its locks and the other seats' bots at its table
+    are stopped, take its bot's locks and thaw it; at its end ask it to stop and give the
+    locks back. The next holder of a lock waits until the bot has stopped (``settle``), so
+    the wait for the kernel falls where the referee would wait anyway, not on every answer."""
 
     def __init__(
         self,
         bot: Freezable,
-        locks: Sequence[asyncio.Lock],
+        locks: Sequence[TurnLock],
         table: Sequence[Freezable | None] = (),
-        table_lock: asyncio.Lock | None = None,
+        table_lock: TurnLock | None = None,
     ) -> None:
         self.bot = bot
         # The table's lock first (one bot of a table thawed at a time), then the bot's own.
         self.locks = (*(() if table_lock is None else (table_lock,)), *locks)
         self.table = table  # every seat's bot, this one's too (None: a person's seat)
-        self._held: list[asyncio.Lock] = []
+        self._held: list[TurnLock] = []
         self._began = 0
-        #: When set (a list), each turn's (thawed, frozen) monotonic ns, and at index 0 the
-        #: first rest as (0, asked to stop): what a test checks the bot's own clock against.
+        self._stopping = False  # asked to stop at the end of a turn, not yet seen stopped
+        #: When set (a list), each turn's (thawed, seen stopped) monotonic ns, and at index 0
+        #: the first rest as (0, asked to stop): what a test checks the bot's own clock against.
         self.windows: list[tuple[int, int]] | None = None
 
     async def begin(self) -> None:
-        """Waits for the bot's turn (its table's, then its own), stops whatever else of the
-        table still runs, then lets the bot run."""
+        """Waits for the bot's turn (its table's, then its own), waits until the last holder
+        of each of its locks and whatever else of the table has stopped, then lets the bot
+        run."""
         for lock in self.locks:
             await lock.acquire()
             self._held.append(lock)
+        for lock in self._held:
+            if lock.last is not None and lock.last is not self:
+                await lock.last.settle()
+        await self.settle()  # its own last turn, if nobody has waited for it yet
         for other in self.table:
             if other is not None and other is not self.bot:
                 await stopped(other)
@@ -121,15 +138,28 @@ class BotTurn:
         self.bot.thaw()
 
     async def end(self) -> None:
-        """Stops the bot, waits until it has stopped, then gives its turn back."""
-        try:
-            await stopped(self.bot)
-        finally:
-            if self.windows is not None and self._held:
+        """Asks the bot to stop and gives its turn back; the next holder of its locks waits
+        until it has stopped."""
+        self.bot.freeze()
+        if self._held:
+            self._stopping = True
+            if self.windows is not None:
                 self.windows.append((self._began, time.monotonic_ns()))
-            held, self._held = self._held, []
-            for lock in reversed(held):
-                lock.release()
+        held, self._held = self._held, []
+        for lock in reversed(held):
+            lock.last = self
+            lock.release()
+
+    async def settle(self) -> None:
+        """Waits until the bot, asked to stop at the end of its last turn, has stopped; that
+        turn's window then ends when it was seen stopped."""
+        if not self._stopping:
+            return
+        await stopped(self.bot)
+        if self._stopping:  # not already seen stopped by another waiter meanwhile
+            self._stopping = False
+            if self.windows:
+                self.windows[-1] = (self.windows[-1][0], time.monotonic_ns())
 
     def rest(self) -> None:
         """Stops the bot between turns (it joined, or came back); the next seat's turn waits

@@ -153,6 +153,9 @@ class BotEntry(BaseModel):
     name: StrictStr | None = None
     env: dict[StrictStr, StrictStr] = Field(default_factory=dict)
     args: tuple[StrictStr, ...] = ()
+    #: Who entered the bot (a league's owner): the processes of one owner's bots take turns
+    #: as one bot's do, so that they never run at the same moment (``arena.server.turns``).
+    owner: StrictStr | None = None
 
     @field_validator("env")
     @classmethod
@@ -167,14 +170,14 @@ class BotEntry(BaseModel):
         return value
 
     def __hash__(self) -> int:  # frozen, and ``env`` a dict: hashed by its items
-        return hash((self.bot, self.name, tuple(sorted(self.env.items())), self.args))
+        return hash((self.bot, self.name, tuple(sorted(self.env.items())), self.args, self.owner))
 
     @model_serializer(mode="wrap")
     def _without_empty_extras(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         # An entry without env or args is stored as it was before they existed, so events
         # stored then still match their event files.
         data: dict[str, Any] = handler(self)
-        for key in ("env", "args"):
+        for key in ("env", "args", "owner"):
             if not data.get(key):
                 data.pop(key, None)
         return data

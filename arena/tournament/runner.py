@@ -219,6 +219,7 @@ class EventRunner:
         self.log_dir = log_dir
         self.on_play = on_play
         self.manifests = manifests_for(spec)
+        self.owners = {e.display_name: e.owner for e in (*spec.bots, *spec.fillers)}
         self.executor: Executor = executor or LocalExecutor()
         self.sandbox = sandbox if sandbox is not None else require_sandbox()
         _check_private(
@@ -540,6 +541,7 @@ class LocalExecutor:
                 sandbox=runner.sandbox,
                 limits=runner.spec.limits,
                 strict=runner.spec.strict,
+                owners=[runner.owners[name] for name in session.seats],
             )
         finally:
             feed.close()

@@ -417,7 +417,7 @@ class EventData:
             plays = store.plays(event)
         mine = next((p for p in plays if p.play.ordinal == ordinal), None)
         if mine is None:
-            raise NotFound(f"event {event!r} has no play {ordinal}")
+            return False  # no such play: what asks for it says so
         return any(p.play.board == mine.play.board and not p.done for p in plays)
 
     def board_plays(self, event: str, ordinal: int) -> list[dict[str, Any]]:

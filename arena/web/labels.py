@@ -12,7 +12,23 @@ from arena.rules.cards import SUIT_NAMES
 from arena.rules.combos import Combo, parse_play, rank_name
 from arena.rules.errors import ArenaError
 
-__all__ = ["play_label", "play_text_label", "rank_word", "ranks"]
+__all__ = [
+    "dog_note",
+    "fulfilled_note",
+    "gift_note",
+    "out_note",
+    "pass_note",
+    "play_label",
+    "play_note",
+    "play_text_label",
+    "rank_with_article",
+    "rank_word",
+    "ranks",
+    "says",
+    "tichu_note",
+    "trick_note",
+    "wish_note",
+]
 
 _SINGLES = {DOG: "the Dog", MAHJONG: "the Mah Jong", DRAGON: "the Dragon"}
 
@@ -91,3 +107,73 @@ def play_text_label(text: str) -> str:
         return play_label(parse_play(text, None))
     except ArenaError:
         return text
+
+
+# ---------------------------------------------------------------------------- what happened
+
+_PLACES = ("first", "second", "third", "fourth")
+
+
+def says(name: str, verb: str, plain: str) -> str:
+    """``name`` with a verb in the right person: ``Ann plays``, but ``You play``."""
+    return f"{name} {plain if name.casefold() == 'you' else verb}"
+
+
+def rank_with_article(rank: int) -> str:
+    """A rank with its article as read aloud: ``a 7``, ``an 8``, ``an A``."""
+    word = rank_word(rank)
+    return f"an {word}" if word in ("8", "A") else f"a {word}"
+
+
+def play_note(name: str, label: str, out_of_turn: bool = False) -> str:
+    """A play said aloud: ``Ann plays pair of Eights``, ``Bob bombs out of turn: four Twos``."""
+    if label.startswith("bomb: "):
+        how = " out of turn" if out_of_turn else ""
+        return f"{says(name, 'bombs', 'bomb')}{how}: {label.removeprefix('bomb: ')}"
+    if label == "the Dog":
+        return f"{says(name, 'leads', 'lead')} the Dog"
+    return f"{says(name, 'plays', 'play')} {label}"
+
+
+def pass_note(name: str) -> str:
+    """A pass said aloud."""
+    return says(name, "passes", "pass")
+
+
+def tichu_note(name: str) -> str:
+    """A Tichu call said aloud."""
+    return f"{says(name, 'calls', 'call')} Tichu"
+
+
+def wish_note(name: str, rank: int) -> str:
+    """The Mah Jong's wish said aloud: ``Ann wishes for an 8``, or no wish."""
+    if not rank:
+        return f"{says(name, 'makes', 'make')} no wish"
+    return f"{says(name, 'wishes', 'wish')} for {rank_with_article(rank)}"
+
+
+def fulfilled_note(name: str, rank: int) -> str:
+    """The wish fulfilled, said aloud."""
+    return f"{says(name, 'fulfils', 'fulfil')} the wish ({rank_word(rank)})"
+
+
+def trick_note(name: str, points: int) -> str:
+    """A trick taken, said aloud."""
+    return f"{says(name, 'takes', 'take')} the trick: {points} point{'' if points == 1 else 's'}"
+
+
+def dog_note(lead: str) -> str:
+    """The Dog's "trick": it only passes the lead (to the partner, or the next seat in)."""
+    return f"the Dog passes the lead to {lead}" if lead else "the Dog passes the lead"
+
+
+def gift_note(name: str, points: int, to: str) -> str:
+    """The Dragon's trick given away, said aloud."""
+    return f"{says(name, 'gives', 'give')} the Dragon trick ({points} points) to {to}"
+
+
+def out_note(name: str, place: int) -> str:
+    """A seat out of cards: ``Ann is out (first)``, ``You are out (third)``."""
+    verb = "are" if name.casefold() == "you" else "is"
+    word = _PLACES[place - 1] if 1 <= place <= 4 else str(place)
+    return f"{name} {verb} out ({word})"

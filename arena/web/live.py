@@ -13,10 +13,21 @@ import json
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from arena.rules.combos import rank_name
-from arena.web.labels import play_text_label
+from arena.web.labels import (
+    dog_note,
+    fulfilled_note,
+    gift_note,
+    out_note,
+    pass_note,
+    play_note,
+    play_text_label,
+    rank_word,
+    tichu_note,
+    trick_note,
+    wish_note,
+)
 
-__all__ = ["DELAYS", "PublicTable", "read_feed", "visible_count"]
+__all__ = ["DELAYS", "PublicTable", "read_feed", "visible_count", "winner_text"]
 
 DELAYS = ("trick", "hand", "none")
 _TRICK_ENDS = frozenset({"trick_won", "dragon_given", "hand_end", "match_end"})
@@ -61,6 +72,17 @@ def visible_count(events: list[dict[str, Any]], delay: str) -> int:
     return 0
 
 
+def winner_text(names: list[str], winners: list[int], scores: list[int]) -> str:
+    """Who won and the final score: ``team A (Ann and Cid) wins 1040 : 60``."""
+    a, b = scores[0], scores[1]
+    if not winners:
+        return f"a draw at {a} : {b}" if a == b else f"{a} : {b}"
+    team = winners[0] & 1
+    who = " and ".join(names[s] for s in (team, team + 2) if s < len(names))
+    mine, theirs = (a, b) if team == 0 else (b, a)
+    return f"team {'AB'[team]} ({who}) wins {mine} : {theirs}"
+
+
 class PublicTable:
     """The public state of a table, built from its events one at a time."""
 
@@ -75,6 +97,9 @@ class PublicTable:
         self.last: dict[str, Any] | None = None
         self.collected: dict[str, Any] | None = None
         self.played: dict[str, Any] | None = None
+        self.last_trick: dict[str, Any] | None = None  # the trick taken last, kept all hand
+        self.hand_end: dict[str, Any] | None = None  # shown until the next hand's first play
+        self.winners: list[int] = []
         self.step = 0
 
     def _new_hand(self) -> None:
@@ -88,13 +113,25 @@ class PublicTable:
         self.wish: str | None = None
         self.tricks = 0
 
+    def _name(self, seat: int) -> str:
+        return self.names[seat] if 0 <= seat < len(self.names) else f"seat {seat}"
+
+    def _dog_lead(self, seat: int) -> int:
+        """Who leads after ``seat``'s Dog: the partner, or the next seat with cards after them."""
+        for k in range(4):
+            s = (seat + 2 + k) & 3
+            if self.counts[s] > 0:
+                return s
+        return -1
+
     def apply(self, ev: dict[str, Any]) -> None:
         """Folds one event into the state."""
         t = ev["type"]
         seat = ev.get("seat", -1)
-        name = self.names[seat] if 0 <= seat < len(self.names) else ""
+        name = self._name(seat)
         text = ""
-        self.collected = None
+        if t in ("hand_started", "played", "passed"):
+            self.collected = None  # a trick taken stays on the board until the next turn
         self.played = None
         if t == "hand_started":
             self.hand = ev["hand"]
@@ -102,67 +139,90 @@ class PublicTable:
             text = f"hand {self.hand} dealt"
         elif t == "grand_tichu_revealed":
             self.grand = [bool(c) for c in ev.get("called", [])] or [False] * 4
-            text = "Grand Tichu calls revealed"
+            called = [self._name(s) for s in range(4) if self.grand[s]]
+            text = f"Grand Tichu: {', '.join(called)}" if called else "no Grand Tichu"
         elif t == "tichu_called":
             self.tichu[seat] = True
-            text = f"{name} calls Tichu"
+            text = tichu_note(name)
         elif t == "exchange_done":
-            text = "the exchange is done"
+            text = "the cards are exchanged"
         elif t == "played":
             play = ev["play"]
             self.counts[seat] -= len(play.split())
+            self.hand_end = None
             label = play_text_label(play)
             turn = {"seat": seat, "play": play, "label": label, "bomb": label.startswith("bomb")}
             self.played = turn
-            if play == "Dg":
-                text = f"{name}: the Dog"
-            else:
+            out_of_turn = bool(ev.get("out_of_turn"))
+            if play != "Dg":
                 self.trick.append({**turn, "combo": ev.get("combo", play)})
-                self.entries.append({**turn, "out_of_turn": bool(ev.get("out_of_turn"))})
-                text = f"{name}: {label}"
+                self.entries.append({**turn, "out_of_turn": out_of_turn})
+            text = play_note(name, label, out_of_turn)
         elif t == "passed":
             self.entries.append({"seat": seat, "play": "pass", "label": "pass", "bomb": False})
-            text = f"{name}: pass"
+            text = pass_note(name)
         elif t == "wish_made":
             rank = ev.get("value", 0)
-            self.wish = rank_name(rank) if rank else None
-            text = f"{name} wishes {self.wish or 'nothing'}"
+            self.wish = rank_word(rank) if rank else None
+            text = wish_note(name, rank)
         elif t == "wish_fulfilled":
             self.wish = None
-            text = f"{name} fulfils the wish"
-        elif t == "trick_won":
-            self.won[seat] += ev.get("points", 0)
-            self.collected = {"seat": seat, "to": seat, "points": ev.get("points", 0)}
-            self.collected["entries"] = self.entries
-            self.trick, self.entries = [], []
-            self.tricks += 1
-            text = f"{name} takes the trick ({ev.get('points', 0)} points)"
-        elif t == "dragon_given":
-            to = ev.get("to", -1)
+            text = fulfilled_note(name, ev.get("value", 0))
+        elif t == "trick_won" and ev.get("cards") == "Dg":
+            lead = self._dog_lead(seat)
+            self.played = {"seat": seat, "play": "Dg", "label": "the Dog", "bomb": False}
+            self.played["lead"] = self._name(lead) if lead >= 0 else ""
+            text = dog_note(self.played["lead"])
+        elif t in ("trick_won", "dragon_given"):
+            to = ev.get("to", -1) if t == "dragon_given" else seat
+            points = ev.get("points", 0)
             if 0 <= to < 4:
-                self.won[to] += ev.get("points", 0)
-            self.collected = {"seat": seat, "to": to, "points": ev.get("points", 0)}
-            self.collected["entries"] = self.entries
+                self.won[to] += points
+            self.collected = {"seat": seat, "to": to, "points": points, "entries": self.entries}
+            self.last_trick = self.collected
             self.trick, self.entries = [], []
             self.tricks += 1
-            text = f"{name} gives the Dragon trick to {self.names[to] if 0 <= to < 4 else to}"
+            if t == "trick_won":
+                text = trick_note(name, points)
+            else:
+                text = gift_note(name, points, self._name(to))
         elif t == "player_out":
             self.out.append(seat)
-            text = f"{name} is out"
+            text = out_note(name, len(self.out))
         elif t == "hand_end":
             self.scores = list(ev.get("scores", self.scores))
             result = ev.get("result") or {}
-            self.hand_scores.append(list(result.get("score", [0, 0])))
-            text = f"hand {self.hand} over"
+            score = list(result.get("score", [0, 0]))
+            self.hand_scores.append(score)
+            self.hand_end = self._hand_end(result)
+            text = f"hand {self.hand} over: A {score[0]:+d}, B {score[1]:+d}"
         elif t == "match_end":
             self.over = True
             self.termination = ev.get("termination")
             self.scores = list(ev.get("scores", self.scores))
-            text = f"match over ({self.termination})"
+            self.winners = [int(w) for w in ev.get("winners", [])]
+            text = f"game over: {winner_text(self.names, self.winners, self.scores)}"
         elif t == "failure":
             text = f"{name}: {ev.get('kind', 'failure')} ({ev.get('outcome', '')})"
         self.step += 1
         self.last = {"seat": seat, "text": text} if text else self.last
+
+    def _hand_end(self, result: dict[str, Any]) -> dict[str, Any]:
+        """The hand-end summary in the seat view's shape (out order, points, bets, calls)."""
+        dv = result.get("double_victory", -1)
+        return {
+            "hand": self.hand,
+            "out": [self._name(s) for s in result.get("out", [])],
+            "double_victory": "AB"[dv] if dv in (0, 1) else None,
+            "card_points": list(result.get("card_points", [0, 0])),
+            "bets": list(result.get("bets", [0, 0])),
+            "score": list(result.get("score", [0, 0])),
+            "total": list(self.scores),
+            "calls": [
+                "Grand Tichu" if self.grand[s] else "Tichu" if self.tichu[s] else None
+                for s in range(4)
+            ],
+        }
 
     def view(self) -> dict[str, Any]:
         """The table in the replay viewer's spectator shape."""
@@ -200,4 +260,7 @@ class PublicTable:
             "decision": None,
             "over": self.over,
             "termination": self.termination,
+            "last_trick": self.last_trick,
+            "hand_end": self.hand_end,
+            "winners": self.winners,
         }

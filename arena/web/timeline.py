@@ -50,7 +50,18 @@ from arena.rules import (
 from arena.rules.combos import rank_name
 from arena.rules.notation import action_from_json, action_to_json
 from arena.rules.observe import TrickEntry
-from arena.web.labels import play_label, rank_word
+from arena.web.labels import (
+    dog_note,
+    fulfilled_note,
+    gift_note,
+    out_note,
+    play_label,
+    play_note,
+    rank_word,
+    tichu_note,
+    trick_note,
+    wish_note,
+)
 
 __all__ = ["PERSPECTIVES", "Timeline", "action_text", "load_timeline", "plain_name", "replay_logs"]
 
@@ -293,7 +304,7 @@ class Timeline:
             entries.append(TrickEntry(seat, action, before.phase is Phase.BOMB_WINDOW))
         for ev in events:
             if ev.kind == EventKind.TRICK_WON and ev.cards == DOG_BIT:
-                out["notes"].append(f"the Dog passes the lead to {_next_name(after, names)}")
+                out["notes"].append(event_note(names, ev, _next_name(after, names)))
                 continue
             note = event_note(names, ev)
             if note:
@@ -496,30 +507,31 @@ def _entry(e: TrickEntry) -> dict[str, Any]:
     }
 
 
-def event_note(names: Sequence[str], ev: Event) -> str:
-    """A public event worth saying aloud, or an empty string."""
+def event_note(names: Sequence[str], ev: Event, lead: str = "") -> str:
+    """A public event worth saying aloud, or an empty string (``lead``: who leads after a
+    Dog, when the caller knows)."""
     name = names[ev.seat] if 0 <= ev.seat < len(names) else ""
     k = ev.kind
     if k == EventKind.TICHU:
-        return f"{name} calls Tichu"
+        return tichu_note(name)
     if k == EventKind.GRAND_TICHU:
         called = [names[s] for s, c in enumerate(ev.called) if c]
         return f"Grand Tichu: {', '.join(called)}" if called else ""
     if k == EventKind.EXCHANGE:
         return "the cards are exchanged"
     if k == EventKind.PLAY and ev.play is not None and ev.play.is_bomb:
-        return f"{name} bombs{' out of turn' if ev.value else ''}: {play_label(ev.play)}"
+        return play_note(name, play_label(ev.play), bool(ev.value))
     if k == EventKind.WISH:
-        return f"{name} wishes for a {rank_word(ev.value)}" if ev.value else f"{name}: no wish"
+        return wish_note(name, ev.value)
     if k == EventKind.WISH_FULFILLED:
-        return f"{name} fulfils the wish ({rank_word(ev.value)})"
+        return fulfilled_note(name, ev.value)
     if k == EventKind.TRICK_WON:
-        return f"{name} takes the trick: {ev.points} points"
+        return dog_note(lead) if ev.cards == DOG_BIT else trick_note(name, ev.points)
     if k == EventKind.DRAGON_GIFT:
         to = names[ev.value] if 0 <= ev.value < len(names) else f"seat {ev.value}"
-        return f"{name} gives the Dragon trick ({ev.points} points) to {to}"
+        return gift_note(name, ev.points, to)
     if k == EventKind.OUT:
-        return f"{name} is out ({['first', 'second', 'third'][ev.value - 1]})"
+        return out_note(name, ev.value)
     return ""
 
 

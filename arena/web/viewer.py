@@ -65,16 +65,16 @@ class Viewer:
     def check_view(
         self, view: str, d: EventData | None = None, name: str = "", play: int = 0
     ) -> None:
-        """Refuses an unknown view, and any view but the spectator's of a board in play
-        (served to strangers, ``public``: any view of it)."""
+        """Refuses an unknown view, and every view of a play whose board is in play: its
+        other rotations deal the same cards, so even the spectator's (the cards played) would
+        tell most of each hand still being played."""
         if view not in PERSPECTIVES:
             raise HTTPException(422, f"view {view!r}: use one of {', '.join(PERSPECTIVES)}")
-        if (view != "spectator" or self.public) and d is not None and d.board_in_play(name, play):
-            open_ = "" if self.public else " (the spectator view is open)"
+        if d is not None and d.board_in_play(name, play):
             raise HTTPException(
                 403,
                 f"play {play}'s board is still being played at another table, which holds the"
-                f" same cards: its hands are hidden until every play of the board ends{open_}",
+                " same cards: its hands are hidden until every play of the board ends",
             )
 
 

@@ -2,8 +2,11 @@
 
 From a scratch copy, the two commands of docs/web.md's "Play against the bots" (the README's
 ``arena table --sit You`` is the first without ``--out``): the table opens, the person's link
-is opened in Chromium, the game is started and the hand played by clicking (whatever the
-deal: the lowest legal play, no bomb, no wish), then ``arena web`` serves the replay written.
+is opened in Chromium at 1280 px, the game is started and played to its winner by clicking
+(whatever the deal: the lowest legal play, no bomb, no wish); "play again" starts a second game
+at the same table, played at 360 px (the hand in view at every turn, without scrolling); each
+game's end screen names the winner and the score its record holds; then ``arena web`` serves
+the first replay written.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from arena.referee.replay import load
 from tests.helpers import ROOT
 from tests.journeys.journey import (
     CHROMIUM,
@@ -65,11 +69,12 @@ def test_a_person_plays_a_hand_then_opens_it(tmp_path: Path) -> None:
     table = doc_command(WEB_DOC, "arena table")
     assert table.startswith(readme)
     # One hand, a port the system chooses, and an end: the journey's only additions.
-    argv = [*shlex.split(table), "--hands", "1", "--port", "0", "--linger", "1"]
+    argv = [*shlex.split(table), "--hands", "1", "--port", "0", "--linger", "5"]
     proc = subprocess.Popen(
         argv, cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
     assert proc.stdout is not None
+    ends: list[str] = []
     try:
         link = ""
         while not link:
@@ -80,27 +85,37 @@ def test_a_person_plays_a_hand_then_opens_it(tmp_path: Path) -> None:
         seen: list[dict[str, Any]] = []
         with sync_api.sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.on(
-                "response",
-                lambda r: seen.append(r.json()) if "/api/seat/state" in r.url and r.ok else None,
-            )
-            page.goto(link)
-            page.get_by_role("button", name="start the game").click()
-            answered: set[int] = set()
-            deadline = time.monotonic() + PATIENCE_S
-            while page.evaluate("document.body.dataset.over") != "1":
-                assert time.monotonic() < deadline, "the hand did not end"
-                asks = [b["ask"] for b in seen if b.get("ask")]
-                if (
-                    asks
-                    and asks[-1]["number"] not in answered
-                    and page.evaluate("(document.body.dataset.phase || '') !== ''")
-                ):
-                    answered.add(asks[-1]["number"])
-                    answer(page, asks[-1])
-                page.wait_for_timeout(100)
-            assert "Game over" in page.locator("#over").inner_text()
+            for width, height in ((1280, 900), (360, 640)):
+                page = browser.new_page(viewport={"width": width, "height": height})
+                page.on(
+                    "response",
+                    lambda r: (
+                        seen.append(r.json()) if "/api/seat/state" in r.url and r.ok else None
+                    ),
+                )
+                page.goto(link)
+                page.get_by_role("button", name="start the game").click()
+                answered: set[int] = set()
+                deadline = time.monotonic() + PATIENCE_S
+                while page.evaluate("document.body.dataset.over") != "1":
+                    assert time.monotonic() < deadline, "the game did not end"
+                    asks = [b["ask"] for b in seen if b.get("ask")]
+                    if (
+                        asks
+                        and asks[-1]["number"] not in answered
+                        and page.evaluate("(document.body.dataset.phase || '') !== ''")
+                    ):
+                        answered.add(asks[-1]["number"])
+                        box = page.locator("#hand").bounding_box()
+                        assert box is not None and box["y"] + box["height"] <= height + 1, box
+                        answer(page, asks[-1])
+                    page.wait_for_timeout(100)
+                page.wait_for_selector("#end:not([hidden]) #winner")
+                ends.append(page.locator("#end").inner_text())
+                if width == 1280:  # the same people, a new deal, a new record
+                    page.get_by_role("button", name="play again").click()
+                    page.wait_for_selector("text=Waiting for the game to start")
+                page.close()
             browser.close()
         out, _ = proc.communicate(timeout=PATIENCE_S)
     finally:
@@ -108,6 +123,15 @@ def test_a_person_plays_a_hand_then_opens_it(tmp_path: Path) -> None:
             proc.kill()
     assert proc.returncode == 0, out
     assert "game over: replay written to runs/mine.json" in out
+    assert "game over: replay written to runs/mine-2.json" in out
+    for end, record in zip(ends, ("mine.json", "mine-2.json"), strict=True):
+        replay = load(repo / "runs" / record)
+        assert replay.result is not None
+        a, b = replay.result["scores"]
+        team = replay.meta["winners"][0] & 1
+        score = f"{a} : {b}" if team == 0 else f"{b} : {a}"
+        assert "Game over" in end and f"team {'AB'[team]} (" in end, end
+        assert f"wins {score}" in end and "Hand 1 over" in end, end
     web = doc_command(WEB_DOC, "arena web runs/")
     with (
         serving(web, repo, env) as url,

@@ -73,10 +73,12 @@ async def _tables(
     strict: bool = False,
     others: bool = False,
     spin: bool = False,
+    owner: str | None = None,
 ) -> tuple[list[Path], list[list[tuple[int, int]]]]:
     """Plays ``count`` tables of four heartbeat copies at once; their seat logs and, by log,
     the turns the referee gave each process (none on a referee that pings). With ``others``
-    each table's copies are of a bot of its own (a copy of the folder)."""
+    each table's copies are of a bot of its own (a copy of the folder); ``owner`` is every
+    seat's owner (a league's)."""
     manifests = []
     for k in range(count):
         folder = BOTS / "heartbeat"
@@ -104,6 +106,7 @@ async def _tables(
                     log_dir=tmp / f"t{k}",
                     on_table=lambda table, k=k: record(table, tmp / f"t{k}"),
                     strict=strict,
+                    owners=[owner] * 4,
                 )
                 for k in range(count)
             )
@@ -165,17 +168,22 @@ def test_only_the_seat_asked_runs(tmp_path: Path, tables: int, spin: bool) -> No
         assert end <= begin, "two processes of the bot had turns at once"
 
 
-@pytest.mark.parametrize("strict", [False, True])
-def test_strict_runs_one_bot_process_of_all_at_a_time(tmp_path: Path, strict: bool) -> None:
+@pytest.mark.parametrize(("strict", "owner"), [(False, None), (True, None), (False, "alice")])
+def test_strict_runs_one_bot_process_of_all_at_a_time(
+    tmp_path: Path, strict: bool, owner: str | None
+) -> None:
     """Two tables of two different bots: each process runs only in its turns either way; only
-    strict keeps every turn of the machine apart (without it the two bots' turns overlap)."""
+    strict, or one owner of both bots (a league's), keeps every turn of the machine apart
+    (otherwise the two bots' turns overlap)."""
     _needs_freezer()
-    logs, windows = asyncio.run(_tables(tmp_path, 2, pings=False, strict=strict, others=True))
+    logs, windows = asyncio.run(
+        _tables(tmp_path, 2, pings=False, strict=strict, others=True, owner=owner)
+    )
     for table_logs, turns in by_table(logs, windows):
         assert outside_turns(table_logs, turns)[0] == 0, table_logs
     every = sorted(w for turns in windows for w in turns[1:])
     apart = all(end <= begin for (_, end), (begin, _) in itertools.pairwise(every))
-    assert apart is strict
+    assert apart is (strict or owner is not None)
 
 
 def test_the_control_without_freezing_overlaps(tmp_path: Path) -> None:

@@ -396,6 +396,9 @@ def test_a_built_in_bot_joins_a_league_by_name_or_folder(
         event = round_spec(store, store.league(), round_, round_.events[0][0])
         greedy = next(b for b in event.bots if b.display_name == "greedy v1")
         assert greedy.builtin and greedy.bot == "greedy"
+        # an owner's bots take turns as one bot (issue 45): the round's event says whose
+        assert greedy.owner == "arena"
+        assert {b.owner for b in event.bots if b is not greedy} == {None}
         assert submit(store, "minimal").version.manifest == "builtin:minimal"
 
 

@@ -94,7 +94,7 @@ def test_minimal_event_takes_the_documented_defaults(tmp_path: Path) -> None:
         (
             'name = "x"\nbots = ["random", "greedy", "heuristic", {bot = "search", nick = "s"}]\n',
             "bots[3].nick",
-            "unknown field (known fields: bot, name, env, args)",
+            "unknown field (known fields: bot, name, env, args, owner)",
         ),
         (
             'name = "x"\nbots = ["random", "greedy", "heuristic", "nope/bot.toml"]\n',

@@ -36,7 +36,7 @@ CARD = re.compile(r"\b(?:[2-9TJQKA][jspt]|Mj|Dr|Ph|Dg)\b")
 
 def click_cards(page: Any, cards: list[str]) -> None:
     for c in cards:
-        page.locator(f"#table .hand.mine button[data-card='{c}']").click()
+        page.locator(f"#hand .hand.mine button[data-card='{c}']").click()
 
 
 def play_one(page: Any, ask: dict[str, Any], seen: dict[str, int]) -> None:
@@ -89,16 +89,27 @@ def hand_cards(replay_path: Path, seat: int) -> tuple[set[str], dict[int, set[st
     return mine, played
 
 
+def public_turns(view: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every turn a view shows: the running trick, the trick just taken, the last trick, the
+    Dog's lead (plays are public once played: the scan checks them against the record)."""
+    turns = [t for key in ("trick", "entries") for t in view[key]]
+    for key in ("collected", "last_trick"):
+        if view.get(key):
+            turns += view[key]["entries"]
+    return turns + ([view["played"]] if view.get("played") else [])
+
+
 def test_a_person_plays_a_hand_against_three_bots(tmp_path: Path) -> None:
     proc, base, links = start_table(
         tmp_path, "--sit", "Ann", "--seed", str(SEED), "--hands", "1", "--window-s", "60"
     )
     bodies: list[dict[str, Any]] = []
     seen = {"wish": 0, "bomb": 0, "gift": 0}
+    page_errors: list[str] = []
     try:
         with sync_api.sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-            page = browser.new_page(viewport={"width": 420, "height": 900})
+            page = browser.new_page(viewport={"width": 360, "height": 640})
 
             def keep(response: Any) -> None:
                 if "/api/" in response.url and response.status == 200:
@@ -110,6 +121,12 @@ def test_a_person_plays_a_hand_against_three_bots(tmp_path: Path) -> None:
             page.get_by_role("button", name="start the game").click()
             # A spectator watches from the lobby's link (public events, trick delay).
             watcher = browser.new_context().new_page()
+            for p in (page, watcher):
+                p.on("pageerror", lambda e: page_errors.append(str(e)))
+                p.on(
+                    "console",
+                    lambda m: page_errors.append(m.text) if m.type == "error" else None,
+                )
             watcher.goto(base + "/")
             watcher.get_by_role("link", name="watch the table").click()
             done: set[int] = set()
@@ -128,13 +145,19 @@ def test_a_person_plays_a_hand_against_three_bots(tmp_path: Path) -> None:
                     page.wait_for_timeout(100)
                     continue
                 done.add(ask["number"])
+                if ask["phase"] == "play":  # at 360 px the hand is in view, no scrolling
+                    box = page.locator("#hand").bounding_box()
+                    assert box is not None and box["y"] + box["height"] <= 640 + 1, box
                 play_one(page, ask, seen)
             assert page.evaluate("document.body.dataset.over") == "1", "the hand did not end"
-            assert "Game over" in page.locator("#over").inner_text()
+            page.wait_for_selector("#end:not([hidden]) #winner")
+            end_text = page.locator("#end").inner_text()
             watcher.wait_for_selector("body[data-ended='1']", timeout=120_000)
             assert int(watcher.evaluate("document.body.dataset.seen")) > 20
             assert watcher.locator(".hand .card:not(.back)").count() == 0
-            assert "Match over" in watcher.locator("#over").inner_text()
+            spectated = watcher.locator("#over").inner_text()
+            info = watcher.locator("#info").inner_text()
+            watcher.locator("#over a", has_text="download the record").wait_for()
             browser.close()
     finally:
         proc.terminate()
@@ -145,6 +168,15 @@ def test_a_person_plays_a_hand_against_three_bots(tmp_path: Path) -> None:
     replay = load(replay_path)
     assert replay.seats[0] == "Ann"
     assert any("wish" in e for e in replay.recorded or [])
+    # The end screen and the spectator's end say the record's winner and final score.
+    a, b = replay.result["scores"]
+    team = replay.meta["winners"][0] & 1
+    score = f"{a} : {b}" if team == 0 else f"{b} : {a}"
+    assert f"team {'AB'[team]} (" in end_text and f"wins {score}" in end_text, end_text
+    assert "Game over" in end_text and "Hand 1 over" in end_text, end_text
+    assert f"Game over: team {'AB'[team]}" in spectated and f"wins {score}" in spectated, spectated
+    assert info.startswith("Ann, ") and "round -" not in info, info
+    assert page_errors == [], page_errors
     # Every response to the person's page: no other seat's hand, and no card but the
     # person's own, except cards another seat played (in the plays that name them).
     mine, played = hand_cards(replay_path, 0)
@@ -153,12 +185,13 @@ def test_a_person_plays_a_hand_against_three_bots(tmp_path: Path) -> None:
         view = body.get("view")
         if view:
             assert all(s["cards"] is None for s in view["seats"][1:]), body
-            public = [t for key in ("trick", "entries") for t in view[key]]
-            for t in public:
+            for t in public_turns(view):
                 named = set(CARD.findall(t["play"]))
                 assert named <= played[t["seat"]] | (mine if t["seat"] == 0 else set()), t
-            rest = {k: v for k, v in view.items() if k not in ("trick", "entries")}
-            assert set(CARD.findall(json.dumps(rest))) <= mine, rest
+            turns = ("trick", "entries", "collected", "last_trick", "played")
+            rest = {k: v for k, v in view.items() if k not in turns}
+            leaks = {k: v for k, v in rest.items() if set(CARD.findall(json.dumps(v))) - mine}
+            assert not leaks, leaks
         ask = body.get("ask")
         if ask:
             assert set(CARD.findall(json.dumps(ask))) <= mine, ask
@@ -191,13 +224,17 @@ def test_two_people_at_one_table_and_one_closes_the_tab(tmp_path: Path) -> None:
                 pages[seat] = page
             ann, bob = pages[0], pages[2]
             ann.goto(base + "/")
-            ann.locator(".lobby-seat[data-seat='0'] input").fill("Ann")
+            ann.wait_for_selector("body[data-ready='1']")
+            assert "null" not in ann.locator("main").inner_text()
+            ann.locator(".lobby-seat[data-seat='0']").get_by_label("your name").fill("Ann")
             ann.locator("button.sit[data-seat='0']").click()
             ann.wait_for_url("**/seat?token=*")
             bob.goto(links[2])
-            bob.locator("#name").fill("Bob")
+            bob_invite = bob.locator("#invite").inner_text()
+            bob.get_by_label("Your name").fill("Bob")
             bob.get_by_role("button", name="sit down").click()
             bob.wait_for_selector("text=Waiting for the game to start")
+            assert "seat 2, team A, as partner of Ann" in bob_invite
             ann.get_by_role("button", name="start the game").click()
             bob.wait_for_selector("body[data-phase='grand_tichu']", timeout=120_000)
             bob.locator("#ask").get_by_role("button", name="no Grand Tichu").click()
@@ -220,6 +257,8 @@ def test_two_people_at_one_table_and_one_closes_the_tab(tmp_path: Path) -> None:
     replay = load(tmp_path / "table.json")
     assert replay.seats[0] == "Ann" and replay.seats[2] == "Bob", out
     assert replay.result is not None and replay.result["hands"], out
+    # While Bob was asked (Grand Tichu), Ann's page showed his clock; no bomb window's.
+    assert any("2" in (b.get("view") or {}).get("clocks", {}) for b in bodies[0])
     for seat, got in bodies.items():
         assert got, seat
         for body in got:
@@ -286,7 +325,7 @@ def test_a_late_bomb_click_is_refused_on_the_page_and_the_hand_goes_on(tmp_path:
                     assert "open" in page.locator("#problem").inner_text()
                     for card in ("8j", "8s", "8p", "8t"):  # the bomb is still in the hand
                         assert page.locator(f".hand.mine button[data-card='{card}']").count()
-            assert "Game over" in page.locator("#over").inner_text()
+            assert "Game over" in page.locator("#end").inner_text()
             browser.close()
     finally:
         proc.terminate()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -13,6 +15,8 @@ from arena.referee.replay import load
 from tests.web.served import start_table
 
 pytestmark = pytest.mark.slow  # a table with three sandboxed bots in a process
+
+CARD = re.compile(r"\b(?:[2-9TJQKA][jspt]|Mj|Dr|Ph|Dg)\b")
 
 
 def test_refusals_and_the_stand_in_when_time_runs_out(tmp_path: Path) -> None:
@@ -57,11 +61,34 @@ def test_refusals_and_the_stand_in_when_time_runs_out(tmp_path: Path) -> None:
             assert state["replay"] == "table.json", state  # its name: no server path
             lobby = http.get("/api/lobby").json()
             assert lobby["replay"] == "table.json", lobby
+            again = http.get("/api/seat/state", params={"token": token}).json()
+            # A spectator from the start to the end (the stream ends with the game).
+            with http.stream("GET", "/api/live/stream") as stream:
+                lines = [line for line in stream.iter_lines() if line.startswith("data:")]
     finally:
         proc.terminate()
         proc.communicate(timeout=60)
     replay = load(tmp_path / "table.json")
     assert replay.seats[0] == "Ann" and replay.result is not None
+    # The seat's JSON at the end is the game's end, as the record has it: the last hand, the
+    # final score, the winner; no play in progress, no decision.
+    for end in (state, again):
+        view = end["view"]
+        assert end["ask"] is None and view["over"] and view["phase"] == "match_over", view
+        assert view["scores"] == replay.result["scores"], (view["scores"], replay.result)
+        assert view["winners"] == replay.meta["winners"], view
+        assert len(view["hand_scores"]) == len(replay.result["hands"]), view
+        assert view["hand_end"]["score"] == view["hand_scores"][-1], view
+        assert view["last"]["text"].startswith("game over: team "), view["last"]
+        assert view["trick"] == [] and view["to_act"] < 0, view
+    # No hidden card in any spectator message: no seat's hand, and no card but those played
+    # (passed cards, and the cards left in hands, are never public).
+    played = {c for e in replay.recorded or [] for c in CARD.findall(str(e.get("play", "")))}
+    assert len(lines) > 20
+    for line in lines:
+        message = json.loads(line.removeprefix("data:"))
+        assert all(seat["cards"] is None for seat in message["view"]["seats"]), message
+        assert set(CARD.findall(json.dumps(message))) <= played, message
 
 
 EIGHTS = {"8j", "8s", "8p", "8t"}  # seat 0's bomb in the deal of seed 1664
@@ -125,6 +152,8 @@ def test_a_bomb_outside_the_window_is_refused_and_the_game_goes_on(tmp_path: Pat
                     assert refused.status_code == 409 and f"decision {late['number']}" in detail
                     assert "open" in detail and "\n" not in detail, detail
                     now = state()
+                    # The page says why later plays pause (the pacing that hides bombs).
+                    assert "nobody can tell who holds a bomb" in now["notice"], now["notice"]
                     assert set(now["view"]["seats"][0]["cards"]) >= EIGHTS, now["view"]
                     assert all(not e["bomb"] for e in now["view"]["entries"]), now["view"]
                     continue

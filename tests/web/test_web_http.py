@@ -230,7 +230,8 @@ def test_spectators_see_no_difference_between_asked_and_forced_answers(web: Serv
 
 def test_a_board_in_play_shows_no_hand_of_its_finished_plays(web: Served, tmp_path: Path) -> None:
     """While another rotation of a board is unfinished (the same cards), its finished plays
-    are served in the spectator view only."""
+    are served in no view, not even the spectator's (the cards played tell most of each
+    hand), and not side by side (``/api/compare``)."""
     db = web.db.parent / f"in-play-{tmp_path.name}.sqlite"  # beside it: the same replays
     with sqlite3.connect(web.db) as source, sqlite3.connect(db) as target:
         source.backup(target)
@@ -241,14 +242,12 @@ def test_a_board_in_play_shows_no_hand_of_its_finished_plays(web: Served, tmp_pa
     with sqlite3.connect(db) as conn:
         conn.execute("UPDATE plays SET status = 'pending' WHERE ordinal = ?", (other.ordinal,))
     for url in serve([db]):
-        for view in ("all", "0", "3"):
+        for view in ("all", "0", "3", "spectator"):
             r = httpx.get(url + "/api/replay", params={"play": first.ordinal, "view": view})
             assert r.status_code == 403 and "still being played" in r.text, r.text
             r = httpx.get(url + "/api/step", params={"play": first.ordinal, "view": view})
             assert r.status_code == 403, r.text
-        r = httpx.get(url + "/api/replay", params={"play": first.ordinal, "view": "spectator"})
-        assert r.status_code == 200
-        spectator = httpx.get(
-            url + "/api/step", params={"play": first.ordinal, "step": 1, "view": "spectator"}
-        ).json()
-        assert all(seat["cards"] is None for seat in spectator["seats"])
+        r = httpx.get(url + "/api/compare", params={"play": first.ordinal})
+        assert r.status_code == 403 and "still being played" in r.text, r.text
+        r = httpx.get(url + "/api/replay/download", params={"play": first.ordinal})
+        assert r.status_code == 403, r.text

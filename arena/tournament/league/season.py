@@ -535,11 +535,14 @@ def round_spec(store: LeagueStore, spec: LeagueSpec, round_: RoundInfo, division
         LeagueError: The field does not fit the round format.
     """
     versions = {v.id: v for v in store.versions()}
-    bots = [
-        {"bot": bot_ref(store, versions[v].manifest), "name": versions[v].entry}
-        for v, d in round_.entries
-        if d == division
-    ]
+    bots: list[dict[str, str]] = []
+    for v, d in round_.entries:
+        if d == division:
+            version = versions[v]
+            bot = {"bot": bot_ref(store, version.manifest), "name": version.entry}
+            if version.owner:  # one owner's bots take turns as one bot's processes do
+                bot["owner"] = version.owner
+            bots.append(bot)
     name = next(n for d, n, _ in round_.events if d == division)
     seed = (
         None

@@ -31,6 +31,10 @@ function el(tag, attrs, ...kids) {
     e.append(typeof kid === "string" || typeof kid === "number" ? String(kid) : kid);
   return e;
 }
+function says(name, verb, plain) {
+  // A name with its verb in the right person: "Ann sits", but "You sit".
+  return name + " " + (name.toLowerCase() === "you" ? plain : verb);
+}
 function showError(where, err) {
   where.replaceChildren(el("p", {class: "error", text: String(err.message || err)}));
 }

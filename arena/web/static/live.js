@@ -45,13 +45,14 @@ async function nextPlay() {
   const main = document.getElementById("main");
   topBar(EVENT);
   const btn = (label, title, fn) => el("button", {type: "button", title: title, "aria-label": title, onclick: fn}, label);
-  main.replaceChildren(el("h1", {}, `Play ${PLAY} `, el("span", {class: "badge live", id: "state", text: "live"})),
+  main.replaceChildren(el("h1", {}, EVENT ? `Play ${PLAY} ` : "The table ", el("span", {class: "badge live", id: "state", text: "live"})),
     el("p", {class: "muted", id: "info", text: "waiting for the first events…"}),
     el("div", {class: "controls"}, btn("‹", "step back", () => show(live.at - 1)), btn("›", "step forward", () => show(live.at + 1)),
       btn("follow ›|", "follow the newest event", () => show(live.moments.length - 1)),
       el("input", {id: "scrub", type: "range", min: 0, max: 0, value: 0, "aria-label": "event", oninput: e => show(Number(e.target.value))}),
       el("span", {id: "where", class: "muted"}),
-      el("label", {}, el("input", {type: "checkbox", id: "follownext", ...(Q.get("follow") === "0" ? {} : {checked: ""})}), " then the next play")),
+      // A table with people (arena table) is one game: no next play to follow.
+      EVENT ? el("label", {}, el("input", {type: "checkbox", id: "follownext", ...(Q.get("follow") === "0" ? {} : {checked: ""})}), " then the next play") : null),
     el("div", {id: "status", class: "status"}),
     el("div", {id: "announce", class: "sr-only", "aria-live": "polite", role: "status"}),
     el("div", {class: "table-and-moves"}, el("div", {id: "table"}),
@@ -62,7 +63,10 @@ async function nextPlay() {
     const m = JSON.parse(e.data);
     if (!live.header) {
       live.header = m.header;
-      document.getElementById("info").textContent = `round ${m.header.round} · table ${m.header.table} · board ${m.header.board} · rotation ${m.header.rotation} · spectator view (the organiser's delay applies)`;
+      const h = m.header;
+      document.getElementById("info").textContent = h.kind === "table"
+        ? `${h.seats.join(", ")} · spectator view (public cards only, shown ${h.delay === "none" ? "at once" : "once each " + h.delay + " is over"})`
+        : `round ${h.round} · table ${h.table} · board ${h.board} · rotation ${h.rotation} · spectator view (the organiser's delay applies)`;
     }
     live.moments.push(m.view);
     const i = live.moments.length - 1;
@@ -79,6 +83,12 @@ async function nextPlay() {
     const v = JSON.parse(e.data).view;
     const s = document.getElementById("state");
     s.textContent = "over"; s.className = "badge";
+    if (!EVENT) {  // a table with people: its record is the table's own download
+      main.append(el("p", {id: "over"}, "Game over: " + gameResult(v) + ". ",
+        el("a", {href: "/api/record", download: ""}, "download the record"), " · ", el("a", {href: "/"}, "the table's lobby")));
+      document.body.dataset.ended = "1";
+      return;
+    }
     main.append(el("p", {id: "over"}, `Match over: ${v.scores[0]} : ${v.scores[1]} (${v.termination}). `,
       el("a", {href: "/replay?" + qs({db: DB, event: EVENT, play: PLAY})}, "open the replay")));
     document.body.dataset.ended = "1";

@@ -68,7 +68,8 @@ function renderTable(root, v, opts) {
     const won = "won " + s.won_points + " pts" + (s.won_cards === null || s.won_cards === undefined ? "" : " (" + s.won_cards + " cards)");
     return el("section", {class: "seat seat-" + i + " pos-" + pos[i] + (v.to_act === i ? " act" : "") + (i === bottom ? " me" : ""), "data-seat": i, "aria-label": "seat " + i + ", " + s.name},
       el("h3", {}, el("span", {class: "team-" + s.team, text: s.name}), el("span", {class: "muted", text: "team " + s.team + " · seat " + i + " · " + s.count + " cards"}), ...calls,
-        v.to_act === i ? el("span", {class: "badge act", text: "to play"}) : null),
+        v.to_act === i ? el("span", {class: "badge act", text: "to play"}) : null,
+        v.clocks && v.clocks[i] !== undefined ? el("span", {class: "badge clock", title: "time left on this decision", text: Math.round(v.clocks[i] / 1000) + " s"}) : null),
       el("div", {class: "last-turn", "data-seat": i}, turn ? turnEl(turn, names) : null),
       hand, ...exch, el("div", {class: "muted won", text: won}));
   });
@@ -84,7 +85,7 @@ function renderTable(root, v, opts) {
   } else if (v.trick && v.trick.length) {
     v.trick.forEach((t, k) => center.push(turnEl({seat: t.seat, play: t.play, label: t.label || t.combo, bomb: /bomb/.test(t.label || "")}, names, k === v.trick.length - 1 ? "top" : "faded")));
   } else if (v.played && v.played.play === "Dg") {
-    center.push(turnEl(v.played, names, "top"), el("div", {class: "collected", text: "the Dog passes the lead"}));
+    center.push(turnEl(v.played, names, "top"), el("div", {class: "collected", text: "the Dog passes the lead" + (v.played.lead ? " to " + v.played.lead : "")}));
   } else center.push(el("div", {class: "muted", text: "no cards on the table"}));
   if (v.hand_end) center.push(handEndEl(v.hand_end, v));
   root.replaceChildren(el("div", {class: "board"}, ...seats, el("div", {class: "center", "aria-label": "the trick"}, ...center)));
@@ -103,7 +104,15 @@ function renderStatus(root, v) {
   root.replaceChildren(
     el("span", {class: "scores", text: "score A " + v.scores[0] + " : " + v.scores[1] + " B"}),
     el("span", {class: "wish", text: "wish: " + (v.wish || "none")}),
-    el("span", {class: "last", text: v.last ? v.last.text : "start"}));
+    el("span", {class: "last", text: v.last ? v.last.text : ""}));
+}
+function gameResult(v) {
+  // The game's winner and final score: "team A (Ann and Cid) wins 1040 : 60".
+  const [a, b] = v.scores;
+  if (!v.winners || !v.winners.length) return a === b ? "a draw at " + a + " : " + b : a + " : " + b;
+  const team = v.winners[0] & 1;
+  const who = [team, team + 2].map(s => v.seats[s].name).join(" and ");
+  return "team " + "AB"[team] + " (" + who + ") wins " + (team ? b + " : " + a : a + " : " + b);
 }
 function scoreSheet(root, handScores) {
   // The running score sheet: each hand's points per team and the totals after it.
