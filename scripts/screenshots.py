@@ -2,7 +2,9 @@
 
 Plays a small event of the example bots over gRPC (or uses ``--db``), serves it with the web
 app on loopback and photographs each page with Debian's Chromium through Playwright; then opens
-``arena table`` and photographs a person's seat (``seat-*``: the exchange, then a turn).
+``arena table`` and photographs a person's seat at 1280 and 360 px through a whole game
+(``seat-*``: before the start, each kind of decision, the game's end) and its spectators' page
+at the end (``table-live-*``).
 
     .venv/bin/python scripts/screenshots.py [--db runs/demo.sqlite] [--out FOLDER]
 """
@@ -110,9 +112,60 @@ def main() -> None:
             browser.close()
 
 
+SEAT_WIDTHS = {1280: 900, 360: 740}
+"""A person's seat is photographed on a desktop and on a phone (the hand in view, docked)."""
+STAGES = ("grand_tichu", "exchange", "play", "bomb_window", "wish", "dragon_gift")
+"""The decisions photographed, each the first time it is asked (seed 1664 asks them all)."""
+
+
+def shoot(pages: dict[int, Any], out: Path, name: str) -> None:
+    for width, page in pages.items():
+        shot = out / f"{name}-{width}.png"
+        page.screenshot(path=str(shot))
+        print(f"{shot}  {shot.stat().st_size // 1024} KiB")
+
+
+def answer(page: Any, ask: dict[str, Any]) -> None:
+    """Clicks an answer that shows the table's features: no Grand Tichu, the Mah Jong and
+    the Dragon first, a wish for an Ace, a bomb in a window, the gift to the first opponent."""
+    box = page.locator("#ask")
+    phase = ask["phase"]
+    if phase == "grand_tichu":
+        box.get_by_role("button", name="no Grand Tichu").click()
+    elif phase == "exchange":
+        box.get_by_role("button", name="pass these three cards").click()
+    elif phase == "wish":
+        box.get_by_role("button", name="A", exact=True).click()
+    elif phase == "bomb_window":
+        box.locator("button.act.bomb").first.click()
+    elif phase == "dragon_gift":
+        box.locator("button.act").first.click()
+    elif box.locator("button.act.go").count():
+        box.locator("button.act.go").first.click()
+    else:
+        box.get_by_role("button", name="pass", exact=True).click()
+
+
+def select(pages: dict[int, Any], ask: dict[str, Any]) -> None:
+    """Selects on every page the cards the answer will use (the exchange's, or a play's)."""
+    if ask["phase"] == "exchange":
+        cards = ["2s", "3p", "3s"]
+    elif ask["phase"] == "play":
+        plays = [item for item in ask["legal"] if item.get("cards")]
+        pick = next((p for p in plays if p["cards"] == ["Mj"]), None)
+        pick = pick or next((p for p in plays if p["cards"] == ["Dr"]), None)
+        pick = pick or next((p for p in plays if not p.get("bomb")), None)
+        cards = pick["cards"] if pick else []
+    else:
+        return
+    for page in pages.values():
+        for card in cards:
+            page.locator(f"#hand button[data-card='{card}']").click()
+
+
 def seat_shots(browser: Any, folder: Path, out: Path) -> None:
-    """A person's seat at ``arena table`` (seed 1664), into ``out``: the exchange, then the
-    first turn."""
+    """A person's seat at ``arena table`` (seed 1664), into ``out``: the seat before the game
+    (its invite links), each kind of decision, the game's end; then the spectators' page."""
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -123,6 +176,8 @@ def seat_shots(browser: Any, folder: Path, out: Path) -> None:
             "You",
             "--seed",
             "1664",
+            "--window-s",
+            "60",
             "--port",
             "0",
             "--out",
@@ -141,37 +196,53 @@ def seat_shots(browser: Any, folder: Path, out: Path) -> None:
             if not line:
                 raise SystemExit("arena table did not start")
             link = next(iter(re.findall(r"(http://\S+/seat\?token=\S+)", line)), "")
-        pages = {w: browser.new_page(viewport={"width": w, "height": 900}) for w in (1280, 420)}
+        base = link.split("/seat?")[0]
+        pages = {
+            w: browser.new_page(viewport={"width": w, "height": h}) for w, h in SEAT_WIDTHS.items()
+        }
+        asks: list[dict[str, Any]] = []
+        pages[1280].on(
+            "response",
+            lambda r: (
+                asks.append(r.json()["ask"])
+                if "/api/seat/state" in r.url and r.ok and r.json().get("ask")
+                else None
+            ),
+        )
         for page in pages.values():
             page.goto(link)
+            page.wait_for_selector("text=Waiting for the game to start")
+        shoot(pages, out, "seat-lobby")
         pages[1280].get_by_role("button", name="start the game").click()
-        steps = [
-            ("grand_tichu", "no Grand Tichu", "seat-grand"),
-            ("exchange", None, "seat-exchange"),
-        ]
-        for phase, button, name in steps:
-            for page in pages.values():
-                page.wait_for_selector(f"body[data-phase='{phase}']", timeout=120_000)
-            if phase == "exchange":
-                for card in ("2s", "3p", "3s"):
-                    for page in pages.values():
-                        page.locator(f".hand.mine button[data-card='{card}']").click()
-            for width, page in pages.items():
-                shot = out / f"{name}-{width}.png"
-                page.screenshot(path=str(shot), full_page=width == 420)
-                print(f"{shot}  {shot.stat().st_size // 1024} KiB")
-            if button:
-                pages[1280].get_by_role("button", name=button).click()
-            else:
-                pages[1280].get_by_role("button", name="pass these three cards").click()
+        done: set[int] = set()
+        shot: set[str] = set()
+        deadline = time.monotonic() + 600
+        while pages[1280].evaluate("document.body.dataset.over") != "1":
+            if time.monotonic() > deadline:
+                raise SystemExit("the hand did not end")
+            phase = pages[1280].evaluate("document.body.dataset.phase || ''")
+            if not (asks and phase and asks[-1]["number"] not in done):
+                pages[1280].wait_for_timeout(50)
+                continue
+            ask = asks[-1]
+            done.add(ask["number"])
+            select(pages, ask)
+            if ask["phase"] in STAGES and ask["phase"] not in shot:
+                shot.add(ask["phase"])
+                for page in pages.values():
+                    page.wait_for_selector(f"body[data-phase='{ask['phase']}']")
+                shoot(pages, out, "seat-" + ask["phase"].replace("_", "-"))
+            answer(pages[1280], ask)
+        missing = set(STAGES) - shot
+        if missing:
+            raise SystemExit(f"the deal asked no {', '.join(sorted(missing))}")
         for page in pages.values():
-            page.wait_for_selector("body[data-phase='play']", timeout=120_000)
-            page.locator(".hand.mine button[data-card='Mj']").click()
-            time.sleep(0.5)
-        for width, page in pages.items():
-            shot = out / f"seat-play-{width}.png"
-            page.screenshot(path=str(shot), full_page=width == 420)
-            print(f"{shot}  {shot.stat().st_size // 1024} KiB")
+            page.wait_for_selector("#end:not([hidden]) #winner", timeout=60_000)
+        shoot(pages, out, "seat-end")
+        for page in pages.values():
+            page.goto(base + "/live")
+            page.wait_for_selector("body[data-ended='1']", timeout=60_000)
+        shoot(pages, out, "table-live")
     finally:
         proc.terminate()
         proc.wait(30)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.referee import FailurePolicy, GiveUp, TimeControl
-from arena.rules import Match, observe
+from arena.rules import Match, Phase, observe
 from arena.server.manifest import Manifest, resolve_bot
 from arena.server.sandbox import Sandbox
 from arena.tournament.live import event_json
@@ -287,6 +287,17 @@ class TableRoom:
 
     # ------------------------------------------------------------------ a seat's view
 
+    def _clocks(self, me: int) -> dict[str, int]:
+        """The time left to the other people at the table on the decision they are asked (a
+        bomb window's is secret: whom it is offered to tells that they hold a bomb)."""
+        now = time.monotonic()
+        clocks = {}
+        for p in self.people:
+            ask = p.ask if p is not None and p.seat != me else None
+            if p is not None and ask is not None and ask.obs.phase is not Phase.BOMB_WINDOW:
+                clocks[str(p.seat)] = max(0, int((ask.deadline - now) * 1000))
+        return clocks
+
     def seat_view(self, person: Person) -> dict[str, Any]:
         """What a person's page shows: that seat's view from the rules core, its decision."""
         me = person.seat
@@ -311,6 +322,7 @@ class TableRoom:
         m = self.match
         if m is not None:
             out["view"] = view_json(observe(m, me), self.public.view())
+            out["view"]["clocks"] = self._clocks(me)
         ask = person.ask
         if ask is not None and not ask.answer.done():
             out["ask"] = ask_json(ask, self.names)

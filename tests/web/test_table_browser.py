@@ -224,7 +224,9 @@ def test_two_people_at_one_table_and_one_closes_the_tab(tmp_path: Path) -> None:
                 pages[seat] = page
             ann, bob = pages[0], pages[2]
             ann.goto(base + "/")
-            ann.locator(".lobby-seat[data-seat='0'] input").fill("Ann")
+            ann.wait_for_selector("body[data-ready='1']")
+            assert "null" not in ann.locator("main").inner_text()
+            ann.locator(".lobby-seat[data-seat='0']").get_by_label("your name").fill("Ann")
             ann.locator("button.sit[data-seat='0']").click()
             ann.wait_for_url("**/seat?token=*")
             bob.goto(links[2])
@@ -255,6 +257,8 @@ def test_two_people_at_one_table_and_one_closes_the_tab(tmp_path: Path) -> None:
     replay = load(tmp_path / "table.json")
     assert replay.seats[0] == "Ann" and replay.seats[2] == "Bob", out
     assert replay.result is not None and replay.result["hands"], out
+    # While Bob was asked (Grand Tichu), Ann's page showed his clock; no bomb window's.
+    assert any("2" in (b.get("view") or {}).get("clocks", {}) for b in bodies[0])
     for seat, got in bodies.items():
         assert got, seat
         for body in got:

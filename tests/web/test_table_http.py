@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -13,6 +15,8 @@ from arena.referee.replay import load
 from tests.web.served import start_table
 
 pytestmark = pytest.mark.slow  # a table with three sandboxed bots in a process
+
+CARD = re.compile(r"\b(?:[2-9TJQKA][jspt]|Mj|Dr|Ph|Dg)\b")
 
 
 def test_refusals_and_the_stand_in_when_time_runs_out(tmp_path: Path) -> None:
@@ -58,6 +62,9 @@ def test_refusals_and_the_stand_in_when_time_runs_out(tmp_path: Path) -> None:
             lobby = http.get("/api/lobby").json()
             assert lobby["replay"] == "table.json", lobby
             again = http.get("/api/seat/state", params={"token": token}).json()
+            # A spectator from the start to the end (the stream ends with the game).
+            with http.stream("GET", "/api/live/stream") as stream:
+                lines = [line for line in stream.iter_lines() if line.startswith("data:")]
     finally:
         proc.terminate()
         proc.communicate(timeout=60)
@@ -74,6 +81,14 @@ def test_refusals_and_the_stand_in_when_time_runs_out(tmp_path: Path) -> None:
         assert view["hand_end"]["score"] == view["hand_scores"][-1], view
         assert view["last"]["text"].startswith("game over: team "), view["last"]
         assert view["trick"] == [] and view["to_act"] < 0, view
+    # No hidden card in any spectator message: no seat's hand, and no card but those played
+    # (passed cards, and the cards left in hands, are never public).
+    played = {c for e in replay.recorded or [] for c in CARD.findall(str(e.get("play", "")))}
+    assert len(lines) > 20
+    for line in lines:
+        message = json.loads(line.removeprefix("data:"))
+        assert all(seat["cards"] is None for seat in message["view"]["seats"]), message
+        assert set(CARD.findall(json.dumps(message))) <= played, message
 
 
 EIGHTS = {"8j", "8s", "8p", "8t"}  # seat 0's bomb in the deal of seed 1664

@@ -45,7 +45,7 @@ async function nextPlay() {
   const main = document.getElementById("main");
   topBar(EVENT);
   const btn = (label, title, fn) => el("button", {type: "button", title: title, "aria-label": title, onclick: fn}, label);
-  main.replaceChildren(el("h1", {}, `Play ${PLAY} `, el("span", {class: "badge live", id: "state", text: "live"})),
+  main.replaceChildren(el("h1", {}, EVENT ? `Play ${PLAY} ` : "The table ", el("span", {class: "badge live", id: "state", text: "live"})),
     el("p", {class: "muted", id: "info", text: "waiting for the first events…"}),
     el("div", {class: "controls"}, btn("‹", "step back", () => show(live.at - 1)), btn("›", "step forward", () => show(live.at + 1)),
       btn("follow ›|", "follow the newest event", () => show(live.moments.length - 1)),

@@ -7,6 +7,7 @@ const TOKEN = Q.get("token") || "";
 const st = {version: -1, data: null, sel: [], slots: [null, null, null], tichu: false, asked: 0, answered: 0,
   clock: null, problem: "", sort: "rank", showTrick: false, showHistory: false, built: false, beeped: 0};
 const SUIT_ORDER = {x: 0, j: 1, s: 2, p: 3, t: 4};
+const REVEAL_MS = 350;
 const WISH_KEYS = {"2": "2", "3": "3", "4": "4", "5": "5", "6": "6", "7": "7", "8": "8", "9": "9", "0": "10", J: "J", Q: "Q", K: "K", A: "A", N: "none"};
 
 async function post(path, body) {
@@ -154,6 +155,20 @@ function endScreen(d) {
     el("a", {href: "/api/record", download: "", "data-key": "record"}, "download the record"), el("a", {href: "/", "data-key": "lobby"}, "the lobby")));
   box.replaceChildren(...kids);
 }
+function staged(v) {
+  // The trick built up turn by turn: bots answer in milliseconds, so the turns that came
+  // since the last update are shown one by one (REVEAL_MS apart) before the trick is taken.
+  const turns = v.collected ? v.collected.entries : v.entries;
+  const key = v.hand + ":" + (v.collected ? v.trick_no - 1 : v.trick_no);
+  if (!st.reveal || st.reveal.key !== key) st.reveal = {key: key, shown: st.reveal ? Math.min(1, turns.length) : turns.length, timer: 0};
+  const r = st.reveal;
+  if (r.shown >= turns.length) return v;
+  if (!r.timer) r.timer = setTimeout(() => { r.timer = 0; r.shown += 1; render(); }, REVEAL_MS);
+  const shown = turns.slice(0, r.shown);
+  document.body.dataset.staged = "1";  // (the tests see that turns were shown one by one)
+  return Object.assign({}, v, {collected: null, played: null, entries: shown,
+    trick: shown.filter(t => t.play !== "pass").map(t => Object.assign({combo: t.label}, t))});
+}
 function build(main) {
   main.replaceChildren(
     el("h1", {id: "who"}),
@@ -217,8 +232,9 @@ function render() {
   document.getElementById("play").hidden = !v;
   document.getElementById("dock").hidden = !v || d.state === "over";
   document.getElementById("sheet").hidden = !v || d.state === "over";
+  document.getElementById("keys").hidden = !v || d.state === "over";
   if (v) {
-    renderTable(document.getElementById("table"), v, {bottom: me, hand: () => el("span", {class: "muted", text: "your cards: below"})});
+    renderTable(document.getElementById("table"), staged(v), {bottom: me, hand: () => el("span", {class: "muted", text: "your cards: below"})});
     renderStatus(document.getElementById("status"), v);
     scoreSheet(document.getElementById("sheet"), v.hand_scores);
     const recv = v.received && v.received[me] ? v.received[me] : [];

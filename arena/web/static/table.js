@@ -68,7 +68,8 @@ function renderTable(root, v, opts) {
     const won = "won " + s.won_points + " pts" + (s.won_cards === null || s.won_cards === undefined ? "" : " (" + s.won_cards + " cards)");
     return el("section", {class: "seat seat-" + i + " pos-" + pos[i] + (v.to_act === i ? " act" : "") + (i === bottom ? " me" : ""), "data-seat": i, "aria-label": "seat " + i + ", " + s.name},
       el("h3", {}, el("span", {class: "team-" + s.team, text: s.name}), el("span", {class: "muted", text: "team " + s.team + " · seat " + i + " · " + s.count + " cards"}), ...calls,
-        v.to_act === i ? el("span", {class: "badge act", text: "to play"}) : null),
+        v.to_act === i ? el("span", {class: "badge act", text: "to play"}) : null,
+        v.clocks && v.clocks[i] !== undefined ? el("span", {class: "badge clock", title: "time left on this decision", text: Math.round(v.clocks[i] / 1000) + " s"}) : null),
       el("div", {class: "last-turn", "data-seat": i}, turn ? turnEl(turn, names) : null),
       hand, ...exch, el("div", {class: "muted won", text: won}));
   });
