@@ -124,8 +124,9 @@ COMMANDS: dict[str, Run | Skip] = {
         " plays a hand at it in Chromium"
     ),
     "dask scheduler --port 8786 --no-dashboard": Skip("serves until stopped, on a fixed port"),
-    "dask worker tcp://SCHEDULER:8786 --nthreads 1 --nworkers 2": Skip(
-        "SCHEDULER is the user's scheduler host"
+    "dask worker tcp://SCHEDULER:8786 --host WORKER --nthreads 1 --nworkers 2": Skip(
+        "SCHEDULER is the user's scheduler host, WORKER the playing machine's address;"
+        " tests/tournament/test_cluster_by_hand.py starts workers so"
     ),
     "arena event run docs/event-example.toml --cluster tcp://SCHEDULER:8786": Skip(
         "SCHEDULER is the user's scheduler host"

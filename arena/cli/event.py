@@ -30,16 +30,13 @@ from arena.cli.common import (
     say_scheduler,
 )
 from arena.cli.ratings import _ratings_table
-from arena.ratings import RatingError, fit_ratings
 from arena.runtime.aio import tune_gc
 from arena.server.bundle import BundleError
 from arena.server.manifest import ManifestError
 from arena.server.runs import RUNS, runs_folder
 from arena.server.sandbox import SandboxError, require_sandbox
 from arena.tournament.cluster import ClusterError, executor_for
-from arena.tournament.leaderboard import (
-    build_leaderboard,
-)
+from arena.tournament.leaderboard import Leaders, build_leaderboard, leaders_text
 from arena.tournament.leaderboard_render import (
     other_event,
     seed_text,
@@ -193,7 +190,7 @@ def _play(
             top="",
         )
         plain = None if quiet or console.is_terminal else PlainProgress(console)
-        last_top = [0.0]
+        leaders = Leaders(db, event)  # fitted in a thread: never on the refereeing loop
 
         def on_play(progress: RunProgress, _play: object) -> None:
             now = time.monotonic()
@@ -202,12 +199,9 @@ def _play(
                 f" ({progress.boards_open} half-played)"
             )
             if plain is not None:
-                plain(progress, lambda: _top(store, event), now)
+                plain(progress, leaders.text, now)
                 return
-            if now - last_top[0] > 2.0:
-                last_top[0] = now
-                bar.update(task, top=_top(store, event))
-            bar.update(task, completed=progress.plays_done, rate=rate)
+            bar.update(task, completed=progress.plays_done, rate=rate, top=leaders.text())
 
         logs = db.parent / f"{db.name}.logs"
         runner = EventRunner(
@@ -246,7 +240,7 @@ def _play(
                 highlight=False,
             )
             raise typer.Exit(1) from None
-        bar.update(task, completed=progress.plays_done, top=_top(store, event))
+        bar.update(task, completed=progress.plays_done, top=leaders_text(store, event))
     summary = store.event_summary(event)
     if runner.stopping:
         again = resume_command(db, event, store, jobs, cluster, out, allow_unsandboxed)
@@ -273,7 +267,8 @@ def _play(
     paths = write_leaderboard(board, out)
     console.print(
         f"{summary.boards_done}/{boards_total} boards, {plural(board.hands, 'hand')}, "
-        f"{plural(progress.failures, 'failure')}{arena_faults(progress.arena_faults)};"
+        f"{plural(sum(row.total for row in board.failures), 'failure')}"
+        f"{arena_faults(progress.arena_faults)};"
         f" results in {db}",
         highlight=False,
     )
@@ -328,15 +323,6 @@ def resume_command(
     if allow_unsandboxed:
         words.append("--allow-unsandboxed")
     return shlex.join(words)
-
-
-def _top(store: EventStore, event: str) -> str:
-    try:
-        fit = fit_ratings(store.hand_outcomes(event))
-    except (RatingError, ValueError):
-        return ""
-    ranked = fit.ranking()[:3]
-    return "  ".join(f"{bot} {fit.rating(bot):+.0f}" for bot in ranked)
 
 
 def sandbox_line(levels: Mapping[str, int]) -> str:

@@ -297,17 +297,20 @@ def _run(
                 )
                 raise typer.Exit(130)
             paths = write_league(league_board(store), out)
+            # A league plays on when a bot fails (one stranger's broken bot must not stop
+            # everyone's round); each failing bot is named with its failures and its log,
+            # and the line above them counts those same failures (the whole round's).
+            failed = [bot_failures(store.hands(name)) for _, name, _ in round_.events]
             if not quiet:
+                total = sum(row.total for rows in failed for row in rows)
                 console.print(
                     f"  finished: {plural(result.hands, 'hand')} played now,"
-                    f" {plural(result.failures, 'failure')}{arena_faults(result.arena_faults)}; "
-                    f"leaderboard: {paths[2]}",
+                    f" {plural(total, 'failure')} in the round"
+                    f"{arena_faults(result.arena_faults)}; leaderboard: {paths[2]}",
                     highlight=False,
                 )
-            # A league plays on when a bot fails (one stranger's broken bot must not stop
-            # everyone's round); each failing bot is named with its failures and its log.
-            for _, name, _ in round_.events:
-                print_failures(bot_failures(store.hands(name)))
+            for rows in failed:
+                print_failures(rows)
                 _print_table(table_json(season_table(store, round_.season)))
 
 

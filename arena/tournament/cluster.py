@@ -325,9 +325,15 @@ class DaskExecutor:
                     raise ClusterError(f"the cluster cancelled a task: {e}") from None
                 for future in done:
                     scheduler.finished(running.pop(future))
-                    self._collect(runner, future, by_id)
-                with self._lock:
-                    self._futures = list(running)
+                    with self._lock:
+                        self._futures = list(running)
+                    try:
+                        self._collect(runner, future, by_id)
+                    finally:
+                        # Recorded: the cluster forgets the result, so a worker lost later
+                        # has nothing of it to compute again (only running tasks are held).
+                        future.release()
+                del done
                 scheduler.slots = self._threads(client)
             self._client = None
 

@@ -42,7 +42,7 @@ from arena.server import ARENA_FAULT, ArenaServer, MatchPlan, Table, TableSpec, 
 from arena.server.bots import bot_key, seat_log
 from arena.server.manifest import Manifest, load_manifest, resolve_bot
 from arena.server.sandbox import Sandbox, SandboxError, require_sandbox, runtime_paths
-from arena.tournament.live import LiveFeed, live_dir
+from arena.tournament.live import LiveFeed, live_dir, live_path
 from arena.tournament.model import EventSpec, PlannedPlay
 from arena.tournament.scheduling import BoardScheduler, Slot, drive
 from arena.tournament.store import EventStatus, EventStore, FailureRow, HandRow, StoredPlay
@@ -337,6 +337,9 @@ class EventRunner:
             self._arena_fault(sp, arena[0])
             return
         self.store.record_play(sp.id, rows, replay, sandbox)
+        # Its live feed has served: the replay holds all of it (``arena web`` streams a feed
+        # from the file it holds open, so a spectator sees the end all the same).
+        live_path(self.store.path, self.event, sp.play.ordinal).unlink(missing_ok=True)
         if not self.keep_going:
             self._check_start(sp.play.seats, rows)
         progress = self._progress
@@ -520,6 +523,12 @@ class LocalExecutor:
             ]
         # The public events of each play, for ``arena web``'s live tables.
         feed = LiveFeed(runner.store.path, runner.event, [sp.play for sp in plays])
+        mine: list[Table] = []
+
+        def started(table: Table) -> None:
+            mine.append(table)
+            self._tables.append(table)
+
         try:
             await play_table(
                 server,
@@ -527,7 +536,7 @@ class LocalExecutor:
                 [runner.manifests[name] for name in session.seats],
                 log_dir=log_dir,
                 watch=feed,
-                on_table=self._tables.append,
+                on_table=started,
                 on_record=recorded,
                 sandbox=runner.sandbox,
                 limits=runner.spec.limits,
@@ -536,6 +545,8 @@ class LocalExecutor:
             )
         finally:
             feed.close()
+            for table in mine:  # the running tables alone: a finished one holds its records
+                self._tables.remove(table)
 
 
 def _check_private(manifests: Mapping[str, Manifest], private: Sequence[Path]) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from arena.web.labels import (
     dog_note,
@@ -34,10 +34,16 @@ _TRICK_ENDS = frozenset({"trick_won", "dragon_given", "hand_end", "match_end"})
 _HAND_ENDS = frozenset({"hand_end", "match_end"})
 
 
-def read_feed(path: Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
-    """The header and the complete event lines of a feed file written so far."""
+def read_feed(feed: Path | BinaryIO) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """The header and the complete event lines of a feed written so far: a file's path, or
+    the file held open (the runner removes a feed once its play is recorded; an open file
+    stays readable)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        if isinstance(feed, Path):
+            text = feed.read_text(encoding="utf-8")
+        else:
+            feed.seek(0)
+            text = feed.read().decode("utf-8", errors="replace")
     except OSError:
         return None, []
     lines = text.split("\n")

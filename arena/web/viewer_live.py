@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from pathlib import Path
-from typing import Annotated
+from typing import Annotated, BinaryIO
 
 from fastapi import APIRouter, Depends, Header, HTTPException
 from fastapi.sse import EventSourceResponse, ServerSentEvent
@@ -22,20 +21,25 @@ def live_routes(v: Viewer) -> APIRouter:
     """Routes: ``/api/live/stream``."""
     router = APIRouter(responses=PROBLEMS)
 
-    def feed(db: int = 0, event: str | None = None, play: int = 0) -> tuple[EventData, str, Path]:
-        """The stream's database, event and feed file, or 404 before the stream starts (a
-        refusal inside the stream would come after its 200)."""
+    def feed(
+        db: int = 0, event: str | None = None, play: int = 0
+    ) -> tuple[EventData, str, BinaryIO]:
+        """The stream's database, event and feed file, held open (the runner removes it once
+        the play is recorded; the open file stays readable), or 404 before the stream starts
+        (a refusal inside the stream would come after its 200)."""
         d = v.pick(db)
         name = v.event_name(d, event)
-        path = live_path(d.path, name, play)
-        if not path.is_file():
-            raise HTTPException(404, f"event {name[:40]!r} has no live feed for play {play}")
-        return d, name, path
+        try:
+            return d, name, live_path(d.path, name, play).open("rb")
+        except OSError:
+            raise HTTPException(
+                404, f"event {name[:40]!r} has no live feed for play {play}"
+            ) from None
 
     @router.get("/api/live/stream", response_class=EventSourceResponse)
     async def live_stream(
         # a default, not Annotated: the string annotation could not name a closure
-        found: tuple[EventData, str, Path] = Depends(feed),
+        found: tuple[EventData, str, BinaryIO] = Depends(feed),
         last_event_id: Annotated[str | None, Header()] = None,
     ) -> AsyncIterator[ServerSentEvent]:
         """A live table: one ``table`` message per public event the delay lets through.
@@ -43,10 +47,16 @@ def live_routes(v: Viewer) -> APIRouter:
         The id is the event's position in the feed; each message carries the event and the
         table after it. ``end`` follows the match's last event.
         """
-        d, name, path = found
-        sent = resume_id(last_event_id, 0)
+        d, name, feed = found
+        with feed:
+            async for message in _stream(d, name, feed, resume_id(last_event_id, 0)):
+                yield message
+
+    async def _stream(
+        d: EventData, name: str, feed: BinaryIO, sent: int
+    ) -> AsyncIterator[ServerSentEvent]:
         while True:
-            header, events = await asyncio.to_thread(read_feed, path)
+            header, events = await asyncio.to_thread(read_feed, feed)
             if header is not None:
                 shown = visible_count(events, v.delay)
                 table = PublicTable(header)

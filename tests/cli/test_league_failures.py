@@ -55,6 +55,10 @@ def test_a_league_round_plays_on_with_a_broken_bot_and_names_it(tmp_path: Path) 
     )
     assert line is not None, out
     assert "crash" in line[2] or "disconnect" in line[2], line[0]
+    # The round's line counts the failures it then lists (issue 50: "0 failures", then crashes).
+    listed = sum(int(n) for n in re.findall(r"^\S+ v\d+: (\d+) failures? ", out, re.M))
+    said = re.search(r"finished: .*, (\d+) failures? in the round", out)
+    assert said is not None and int(said[1]) == listed > 0, out
     log = Path(line[4]) if Path(line[4]).is_absolute() else tmp_path / line[4]
     assert "no_such_module_anywhere" in log.read_text(), log
 

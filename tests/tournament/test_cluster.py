@@ -4,13 +4,16 @@ and resumed, and bot bundles that a worker refuses when their files do not match
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
+import math
 import os
 import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -132,19 +135,65 @@ def _driver(cluster: Cluster, args: list[str], tmp: Path) -> subprocess.Popen[by
     )  # fmt: skip
 
 
+def _recorded_at(db: Path, seen: dict[int, float], stop: threading.Event) -> None:
+    """Notes when each play is first seen recorded (within a poll of its record)."""
+    while not stop.is_set():
+        with contextlib.suppress(sqlite3.Error):
+            with sqlite3.connect(db, timeout=30) as conn:
+                rows = conn.execute("SELECT id FROM plays WHERE status = 'done'").fetchall()
+            now = time.time()
+            for (play_id,) in rows:
+                seen.setdefault(play_id, now)
+        stop.wait(0.05)
+
+
 def test_a_worker_killed_mid_event_loses_and_doubles_nothing(
     own_cluster: Cluster, tmp_path: Path
 ) -> None:
+    """kill -9 of a worker while it plays a task: its task runs again elsewhere, every play is
+    recorded once, and no task whose plays were recorded ever runs again (issue 50: the
+    cluster recomputed 12 finished tasks, 100 plays, that the driver had recorded and held)."""
+    from tests.tournament import task_log  # the cluster extra: after the importorskip
+
     cluster = own_cluster
+    log = tmp_path / "tasks.jsonl"
+    task_log.install(cluster.address, log)
+    pids = {w.pid: w for w in cluster.workers}
     db = tmp_path / "event.sqlite"
-    driver = _driver(cluster, ["run", str(_event(tmp_path, boards=3)), "--db", str(db)], tmp_path)
-    _wait_for_plays(db, 2, driver)
-    cluster.workers[0].send_signal(signal.SIGKILL)
-    out, _ = driver.communicate(timeout=600)
+    recorded: dict[int, float] = {}
+    stop = threading.Event()
+    poller = threading.Thread(target=_recorded_at, args=(db, recorded, stop), daemon=True)
+    driver = _driver(cluster, ["run", str(_event(tmp_path, boards=16)), "--db", str(db)], tmp_path)
+    poller.start()
+    try:
+        _wait_for_plays(db, 16, driver)  # two tasks recorded, and their results let go of
+        deadline = time.monotonic() + 300
+        while True:  # a worker in the middle of a task: what it plays is lost with it
+            last: dict[int, task_log.TaskRun] = {}
+            for run in task_log.runs(log):
+                last[run.pid] = run
+            busy = [r for pid, r in last.items() if pid in pids and r.state == "executing"]
+            if busy:
+                break
+            assert time.monotonic() < deadline and driver.poll() is None, "no task to cut"
+            time.sleep(0.02)
+        pids[busy[0].pid].send_signal(signal.SIGKILL)
+        out, _ = driver.communicate(timeout=600)
+    finally:
+        stop.set()
+        poller.join(30)
     assert driver.returncode == 0, out.decode()
     done, total, hands, distinct = _counts(db)
-    assert (done, total) == (18, 18)
-    assert hands == distinct == 18
+    assert (done, total) == (96, 96)
+    assert hands == distinct == 96
+    started: dict[str, list[float]] = {}
+    for run in task_log.runs(log):
+        if run.state == "executing":
+            started.setdefault(run.key, []).append(run.at)
+            # Never a run of a task after one of its plays was seen recorded.
+            for play_id in run.plays:
+                assert run.at < recorded.get(play_id, math.inf), (run, recorded.get(play_id))
+    assert len(started[busy[0].key]) == 2  # the cut task ran again, once
 
 
 @pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGKILL], ids=["sigint", "sigkill"])

@@ -9,16 +9,22 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from synthetic_events import MakeEvent, make_spec
 from typer.testing import CliRunner
 
 from arena.cli.main import app
+from arena.tournament import leaderboard as leaderboard_module
 from arena.tournament.leaderboard import (
     FORMAT,
+    Leaders,
     build_leaderboard,
+    leaders_text,
 )
 from arena.tournament.leaderboard_render import (
     rating_text,
@@ -300,3 +306,32 @@ def test_every_format_shows_failures_per_bot_by_kind_with_the_log(
     ]
     page = render_html(board)
     assert f"exception {plays}, timeout 1" in page and "<code>logs/p0/king.log</code>" in page
+
+
+def test_the_progress_lines_leaders_are_fitted_off_the_callers_thread_and_spaced(
+    make_event: MakeEvent, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fit of the leaders never runs on the thread that asks for them (the loop that
+    referees the local tables), never two at once, and waits share-times its length."""
+    event = make_event(STRENGTHS, cycles=2, boards_per_round=8)
+    with EventStore(event.path) as store:
+        expected = leaders_text(store, event.spec.name)
+    threads: list[str] = []
+    release = threading.Event()
+    real = leaderboard_module.fit_ratings
+
+    def slow_fit(*args: Any, **kwargs: Any) -> Any:
+        threads.append(threading.current_thread().name)
+        assert release.wait(60), "the test never let the fit end"
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(leaderboard_module, "fit_ratings", slow_fit)
+    leaders = Leaders(event.path, event.spec.name, every_s=0.0, share=0.001)
+    started = time.monotonic()
+    assert leaders.text() == ""  # at once, with no fit yet: the caller does not wait
+    assert leaders.text() == "" and time.monotonic() - started < 5
+    release.set()
+    leaders.wait(60)
+    assert threads == ["leaders"] and leaders.fits == 1  # one fit, in its own thread
+    assert expected and leaders.text() == expected
+    assert leaders.fits == 1 and threads == ["leaders"]  # the next is not due yet

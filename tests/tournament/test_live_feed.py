@@ -11,8 +11,10 @@ from pathlib import Path
 from arena.referee import MatchConfig, Referee
 from arena.referee.seat import InProcessSeat
 from arena.rules import Exchange, Observation, Options, Phase, card_name, cards_of
-from arena.tournament.live import LiveFeed, live_path
-from arena.tournament.model import PlannedPlay
+from arena.tournament.live import LiveFeed, live_dir, live_path
+from arena.tournament.model import PlannedPlay, parse_event, plan_event
+from arena.tournament.runner import EventRunner
+from arena.tournament.store import EventStore
 from sdk.bot import Bot
 
 PUBLIC_KEYS = {
@@ -78,3 +80,31 @@ def test_the_feed_holds_the_public_events_of_each_play(tmp_path: Path) -> None:
                 named |= {t.split("=")[0] for t in x.get(key, "").split()}
             assert set(x) <= PUBLIC_KEYS and isinstance(x["hand"], int)  # a number, not cards
         assert named <= played
+
+
+def test_a_plays_feed_is_removed_once_the_play_is_recorded(tmp_path: Path) -> None:
+    """The feeds served while their plays ran; the replays hold all of them after (issue 50:
+    the folder kept 15.9 MB after an event, more than its database)."""
+    data = {
+        "name": "feeds",
+        "schedule": "fixed",
+        "bots": ["random", *({"bot": "random", "name": f"r{k}"} for k in (2, 3, 4))],
+        "boards_per_round": 2,
+        "rotations": 2,
+        "seed": 4,
+        "jobs": 1,
+    }
+    spec = parse_event(data, source="test", base_dir=tmp_path)
+    db = tmp_path / "feeds.sqlite"
+    seen: list[tuple[bool, bool]] = []
+
+    def on_play(_progress: object, play: PlannedPlay) -> None:
+        # The event's feed folder is there (the play had its feed), its own feed is gone.
+        seen.append((live_path(db, "feeds", play.ordinal).parent.is_dir(),
+                     live_path(db, "feeds", play.ordinal).exists()))  # fmt: skip
+
+    with EventStore(db) as store:
+        store.create_event(spec, plan_event(spec))
+        EventRunner(store, "feeds", spec, on_play=on_play).run()
+    assert seen == [(True, False)] * 4
+    assert list(live_dir(db).rglob("*.jsonl")) == []

@@ -3,6 +3,7 @@ process, and the browser's flags (a module of its own, so no test imports a conf
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -12,9 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.tournament.live import live_path
 from arena.tournament.model import load_event, plan_event
 from arena.tournament.runner import EventRunner
-from arena.tournament.store import EventStore
+from arena.tournament.store import EventStore, StoredPlay
 from arena.web.app import create_app, running
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -47,12 +49,27 @@ def event_toml(folder: Path, name: str, first: str, boards: int, jobs: int = 2) 
     return path
 
 
+class FeedKeeper(EventRunner):
+    """A runner that leaves each play's live feed in place once it is recorded (the runner
+    removes it): the live stream's tests read the feeds of a finished event."""
+
+    def record_play(self, sp: StoredPlay, *args: Any, **kwargs: Any) -> None:
+        feed = live_path(self.store.path, self.event, sp.play.ordinal)
+        kept = feed.with_name(feed.name + ".kept")
+        if feed.exists():
+            os.link(feed, kept)
+        super().record_play(sp, *args, **kwargs)
+        if kept.exists():
+            kept.replace(feed)
+
+
 def play_event(toml: Path, db: Path) -> None:
-    """Plans and plays the event to the end, with bot logs beside the database."""
+    """Plans and plays the event to the end, with bot logs beside the database, and keeps
+    its live feeds."""
     spec = load_event(toml)
     with EventStore(db) as store:
         store.create_event(spec, plan_event(spec))
-        EventRunner(store, spec.name, spec, log_dir=db.parent / f"{db.name}.logs").run()
+        FeedKeeper(store, spec.name, spec, log_dir=db.parent / f"{db.name}.logs").run()
 
 
 @dataclass

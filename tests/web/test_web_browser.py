@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shutil
 import signal
@@ -226,8 +227,9 @@ def running_play(db: Path, proc: subprocess.Popen[bytes], event: str = "livetest
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
         for feed in sorted(folder.glob("*.jsonl")):
-            if '"match_end"' not in feed.read_text(encoding="utf-8"):
-                return int(feed.stem)
+            with contextlib.suppress(FileNotFoundError):  # recorded since: removed
+                if '"match_end"' not in feed.read_text(encoding="utf-8"):
+                    return int(feed.stem)
         time.sleep(0.05)
     raise AssertionError("no running play found")
 
