@@ -185,6 +185,7 @@ def test_a_person_plays_a_hand_against_three_bots(browser: Any, tmp_path: Path) 
     # Every response to the person's page: no other seat's hand, and no card but the
     # person's own, except cards another seat played (in the plays that name them).
     mine, played = hand_cards(replay_path, 0)
+    kept = {card_name(c) for c in range(56)} - set().union(*played.values())
     assert len(bodies) > 10
     for body in bodies:
         view = body.get("view")
@@ -193,8 +194,12 @@ def test_a_person_plays_a_hand_against_three_bots(browser: Any, tmp_path: Path) 
             for t in public_turns(view):
                 named = set(CARD.findall(t["play"]))
                 assert named <= played[t["seat"]] | (mine if t["seat"] == 0 else set()), t
-            turns = ("trick", "entries", "collected", "last_trick", "played")
+            turns = ("trick", "entries", "collected", "last_trick", "played", "hand_end")
             rest = {k: v for k, v in view.items() if k not in turns}
+            left = set(CARD.findall(json.dumps((view["hand_end"] or {}).get("left"))))
+            assert left <= kept, (left, kept)  # the cards left when the hand is over
+            summary = {**(view["hand_end"] or {}), "left": None}
+            assert not set(CARD.findall(json.dumps(summary))) - mine, summary
             leaks = {k: v for k, v in rest.items() if set(CARD.findall(json.dumps(v))) - mine}
             assert not leaks, leaks
         ask = body.get("ask")

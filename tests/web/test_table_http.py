@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from arena.referee.replay import load
+from arena.rules import card_name
 from tests.web.served import start_table
 
 pytestmark = pytest.mark.slow  # a table with three sandboxed bots in a process
@@ -83,12 +84,22 @@ def test_refusals_and_the_stand_in_when_time_runs_out(tmp_path: Path) -> None:
         assert view["trick"] == [] and view["to_act"] < 0, view
     # No hidden card in any spectator message: no seat's hand, and no card but those played
     # (passed cards, and the cards left in hands, are never public).
+    # At the hand's end, the cards left in hand are laid down: those no seat played.
     played = {c for e in replay.recorded or [] for c in CARD.findall(str(e.get("play", "")))}
+    kept = {card_name(c) for c in range(56)} - played
     assert len(lines) > 20
+    laid: set[str] = set()
     for line in lines:
         message = json.loads(line.removeprefix("data:"))
         assert all(seat["cards"] is None for seat in message["view"]["seats"]), message
-        assert set(CARD.findall(json.dumps(message))) <= played, message
+        left = json.dumps([(message["view"].get("hand_end") or {}).get("left")])
+        left += json.dumps(message.get("event", {}).get("left"))
+        laid |= set(CARD.findall(left))
+        rest = {**message, "view": {**message["view"], "hand_end": None}}
+        rest["event"] = {k: v for k, v in message.get("event", {}).items() if k != "left"}
+        assert set(CARD.findall(json.dumps(rest))) <= played, message
+    assert laid and laid <= kept, (laid, kept)
+    assert view["hand_end"]["left"], view["hand_end"]  # the seat's page shows them too
 
 
 EIGHTS = {"8j", "8s", "8p", "8t"}  # seat 0's bomb in the deal of seed 1664
