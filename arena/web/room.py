@@ -1,4 +1,4 @@
-"""A table where people play against bots: four seats, a lobby, then one game.
+"""A table where people play against bots: four seats, a lobby, then a game (and more).
 
 People take seats in the lobby or through an invite link carrying that seat's secret; when
 someone starts the game, bots fill the empty seats. The referee is the same as for ``arena
@@ -34,7 +34,8 @@ _NOTES_KEPT = 1500
 
 
 class TableRoom:
-    """Four seats, a lobby, then one game between the people seated and bots."""
+    """Four seats, a lobby, then a game between the people seated and bots (another one
+    with ``again``)."""
 
     def __init__(
         self,
@@ -147,6 +148,10 @@ class TableRoom:
         self.public = PublicTable({"seats": self.names})
         self.match = None
         self.table = None
+        self._held = (0, ())
+        for p in self.people:
+            if p is not None:
+                p.notice = ""
         self.changed()
 
     def lobby(self) -> dict[str, Any]:

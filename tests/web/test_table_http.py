@@ -32,6 +32,17 @@ def test_refusals_and_the_stand_in_when_time_runs_out(tmp_path: Path) -> None:
             assert bad.status_code == 409 and "no seat has this token" in bad.json()["detail"]
             taken = http.post("/api/sit", json={"seat": 0, "name": "Eve"})
             assert taken.status_code == 409 and "seat 0 is taken" in taken.json()["detail"]
+            early = http.post("/api/again", json={"token": token})
+            assert early.status_code == 409 and "not over" in early.json()["detail"], early.text
+            invite = http.get("/api/invite", params={"token": links[1].split("token=")[1]})
+            assert invite.json() == {
+                "seat": 1,
+                "team": "B",
+                "partner": "heuristic-3",
+                "taken": False,
+                "state": "lobby",
+            }, invite.text
+            assert http.get("/api/invite", params={"token": "nobody"}).status_code == 409
             assert http.post("/api/start", json={"token": token}).json()["state"] == "playing"
             again = http.post("/api/start", json={"token": token})
             assert again.status_code == 409 and "already started" in again.json()["detail"]
