@@ -481,7 +481,7 @@ class LocalExecutor:
 
     def stop(self) -> None:
         """Aborts the running tables; their plays stay pending."""
-        for table in self._tables:
+        for table in list(self._tables):  # a copy: sessions that end take theirs out
             table.abort("the event was interrupted")
 
     def slots(self, runner: EventRunner) -> int:
