@@ -14,7 +14,9 @@ Figures per way: plays, hands, wall time, hands/s, and hands/s **per core** (div
 tables at once, at most the machine's cores), and memory growth per 1,000 plays of the runner
 and of the workers (summed): the resident size once a fifth of the plays are recorded (the
 referee's bounded caches are full by then) against the end's, over the plays between. An
-event of any length should grow neither.
+event of any length should grow neither. And the CPU milliseconds per hand of every process
+the way ran (runner, Dask, referees, bots): on a machine busy with other work, wall times
+vary with the load, CPU per hand much less.
 """
 
 from __future__ import annotations
@@ -22,12 +24,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +57,13 @@ class WayFigures:
     cores: int
     runner_mib_per_1k: float
     workers_mib_per_1k: float | None  # None: the runner is the worker (local pool)
+    cpu_s: float = 0.0  # CPU of every process of the way: runner, Dask, referees, bots
+
+    @property
+    def cpu_ms_per_hand(self) -> float:
+        """CPU milliseconds per hand, every process counted: the cost a loaded machine's
+        wall time hides least."""
+        return 1000 * self.cpu_s / max(self.hands, 1)
 
     @property
     def hands_per_second(self) -> float:
@@ -185,19 +195,39 @@ def hand_started(workers: int) -> Iterator[str]:
             log.close()
 
 
+def _cpu_s() -> float:
+    """CPU seconds of this process and of its children that ended (and theirs)."""
+    own, children = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def bench_cluster(
     bot: str = "random", plays: int = 600, tables: int = 2, address: str | None = None
 ) -> list[WayFigures]:
-    """Plays the event the three ways (see the module doc), ``tables`` sessions at once."""
+    """Plays the event the three ways (see the module doc), ``tables`` sessions at once.
+
+    Each way's CPU counts every process it started, once they have ended (a local cluster's
+    and the hand-started workers' included; a given scheduler's workers are not ours to
+    count: 0)."""
     data = bench_spec_data(bot, plays, tables)
-    ways = [_play(f"local pool, {tables} jobs", data, tables, None, None)]
+    ways = []
+    cpu = _cpu_s()
+    way = _play(f"local pool, {tables} jobs", data, tables, None, None)
+    ways.append(replace(way, cpu_s=_cpu_s() - cpu))
+    cpu = _cpu_s()
     local = _Measured(f"local:{tables}")
-    ways.append(_play(f"Dask local:{tables}", data, tables, local, local.workers_rss))
+    way = _play(f"Dask local:{tables}", data, tables, local, local.workers_rss)
+    ways.append(replace(way, cpu_s=_cpu_s() - cpu))
+    cpu = _cpu_s()
     with contextlib.ExitStack() as stack:
         label = f"Dask at {address}"
         if address is None:
             address = stack.enter_context(hand_started(tables))
             label = f"Dask, {tables} hand-started workers"
         remote = _Measured(address)
-        ways.append(_play(label, data, tables, remote, remote.workers_rss))
+        way = _play(label, data, tables, remote, remote.workers_rss)
+    ways.append(replace(way, cpu_s=_cpu_s() - cpu if label.startswith("Dask,") else 0.0))
     return ways

@@ -298,20 +298,23 @@ def cluster_bench(
 
     tune_gc()
     ways = bench_cluster(bot, plays, tables, scheduler)
-    print(f"{'way':<34} {'plays':>6} {'hands':>6} {'wall s':>7} {'hands/s':>8} {'per core':>8}"
-          f" {'runner MiB/1k':>13} {'workers MiB/1k':>14}")  # fmt: skip
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    head = f"{'way':<34} {'plays':>6} {'hands':>6} {'wall s':>7} {'hands/s':>8} {'per core':>8}"
+    print(f"{head} {'CPU ms/hand':>11} {'runner MiB/1k plays':>19} {'workers MiB/1k plays':>20}")
     for w in ways:
         workers = "-" if w.workers_mib_per_1k is None else f"{w.workers_mib_per_1k:+.1f}"
+        cpu = f"{w.cpu_ms_per_hand:.0f}" if w.cpu_s else "-"
         print(
             f"{w.label:<34} {w.plays:>6} {w.hands:>6} {w.seconds:>7.1f}"
-            f" {w.hands_per_second:>8.2f} {w.per_core:>8.2f}"
-            f" {w.runner_mib_per_1k:>+13.1f} {workers:>14}"
+            f" {w.hands_per_second:>8.2f} {w.per_core:>8.2f} {cpu:>11}"
+            f" {w.runner_mib_per_1k:>+19.1f} {workers:>20}"
         )
-    base = ways[0].per_core
+    base = ways[0]
     print(
         "per core against the local pool: "
-        + ", ".join(f"{w.label} {100 * w.per_core / base:.0f} %" for w in ways[1:])
+        + ", ".join(f"{w.label} {100 * w.per_core / base.per_core:.0f} %" for w in ways[1:])
     )
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 @app.command("web")
