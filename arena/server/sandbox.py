@@ -349,6 +349,8 @@ def _bwrap_view(
     for p in writable:
         parents(p.resolve())
         args += ["--bind", str(p.resolve()), str(p.resolve())]
+    for mask, masked in proc_masks():  # over the sandbox's /proc (``--proc``, mounted first)
+        args += ["--ro-bind", str(mask), masked]
     parents(SANDBOX_SOCKET)
     args += ["--bind", str(socket), str(SANDBOX_SOCKET)]
     cwd = cwd.resolve()
@@ -357,6 +359,54 @@ def _bwrap_view(
         args += ["--perms", "0755", "--dir", str(cwd)]
     args += ["--chdir", str(cwd)]
     return args
+
+
+MASKED_PROC = (
+    "loadavg", "stat", "uptime", "meminfo", "vmstat", "zoneinfo", "buddyinfo", "pagetypeinfo",
+    "swaps", "interrupts", "softirqs", "diskstats", "schedstat", "pressure/cpu", "pressure/io",
+    "pressure/memory", "pressure/irq", "sys/fs/file-nr", "sys/fs/inode-nr",
+    "sys/fs/inode-state", "sys/fs/dentry-state", "sys/kernel/random/entropy_avail",
+)  # fmt: skip
+"""The files of ``/proc`` that count for the whole machine: what every process on it does to
+the CPUs, memory, files and devices. Read by a bot, they carry what another bot did even
+while that one is frozen (its memory or open files stay), and time it while it runs. In the
+full sandbox each is a copy taken once, which never changes (``proc_masks``)."""
+
+
+def proc_masks() -> list[tuple[Path, str]]:
+    """(a copy, the ``/proc`` file it covers) for each of ``MASKED_PROC`` the host has.
+
+    The copies are taken once per host and user (the first runner makes them, atomically)
+    and kept beside the runtime's images: every bot of every run reads the same frozen
+    figures, so nothing passes through them.
+    """
+    global _MASKS
+    if _MASKS is not None:
+        return _MASKS
+    folder = image.images_folder() / "proc"
+    if not folder.is_dir():
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        made = Path(tempfile.mkdtemp(prefix="proc-", dir=folder.parent))
+        for name in MASKED_PROC:
+            with contextlib.suppress(OSError):
+                text = (Path("/proc") / name).read_bytes()
+                copy = made / name.replace("/", "_")
+                copy.write_bytes(text)
+                copy.chmod(0o444)
+        made.chmod(0o755)
+        try:
+            made.rename(folder)
+        except OSError:  # another runner was first: its copies serve
+            shutil.rmtree(made, ignore_errors=True)
+    _MASKS = [
+        (folder / name.replace("/", "_"), f"/proc/{name}")
+        for name in MASKED_PROC
+        if (folder / name.replace("/", "_")).is_file() and (Path("/proc") / name).exists()
+    ]
+    return _MASKS
+
+
+_MASKS: list[tuple[Path, str]] | None = None
 
 
 def find_bwrap() -> str | None:

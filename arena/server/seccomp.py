@@ -124,6 +124,12 @@ def _rules() -> tuple[Rule, ...]:
             "pinned to its partner's core, a timing channel carries more",
         ),
         Rule("userfaultfd", eperm, "stalls the kernel at will (a timing amplifier)"),
+        Rule(
+            "sysinfo",
+            errno.ENOSYS,
+            "the machine's load, free memory and process count: what the other bots do"
+            " (/proc's are masked copies)",
+        ),
         Rule("syslog", eperm, "the kernel's log"),
         Rule(
             "socket",

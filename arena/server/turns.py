@@ -11,11 +11,14 @@ bits by contending for them (docs/security.md §9). The sandbox cannot refuse th
   asked of all seats at once as before; the bots among them are thawed one after another,
   each clock starting when its bot is thawed (a person's seat is not kept waiting).
 * **One process of a bot at a time in a referee.** Before a seat is thawed it takes its
-  bot's turn: a lock per bot (its manifest file) held until it is frozen again. A referee
-  plays every table of an event run here, of a gate, of a league round, so two copies of a
-  bot there, partners at one table or at two tables, never run at once (on a Dask cluster a
-  task, one table, has a referee of its own). ``strict`` adds one lock for all: at most one
-  bot process of the referee runs at a time.
+  bot's turn: a lock per bot (its manifest file; none for the arena's reference bots) and
+  per owner (a league's), held until its turn ends; the next holder of a lock first waits
+  until the last one's bot is seen stopped (``BotTurn.settle``), so the wait for the kernel
+  is paid where the referee would wait anyway. A referee plays every table of an event run
+  here, of a gate, of a league round, so two copies of a bot there, partners at one table or
+  at two tables, never run at once (on a Dask cluster a task, one table, has a referee of
+  its own). ``strict`` adds one lock for all: at most one bot process of the referee runs at
+  a time.
 
 A bot's decision time is not touched: its clock starts once it is thawed. What it cannot do
 any more is compute on the others' time.

@@ -221,6 +221,33 @@ def _mincore(fd: int) -> None:
     _syscall(27, ctypes.addressof(ctypes.c_char.from_buffer(page)), 4096, ctypes.addressof(vec))
 
 
+COUNTERS = ("meminfo", "vmstat", "stat", "loadavg", "sys/fs/file-nr", "pressure/memory")
+"""Files of /proc that count for the whole machine: a bot's memory and open files move
+them, and they stay moved while it is frozen (a storage channel to the next seat)."""
+
+
+def _machine_counters() -> str:
+    """Whether the machine's counters move when this process takes 256 MiB and 100 files."""
+    before = {n: _read(f"/proc/{n}") for n in COUNTERS}
+    hog = bytearray(256 << 20)
+    hog[::4096] = bytes(len(range(0, len(hog), 4096)))  # its pages made
+    files = [open(os.__file__, "rb") for _ in range(100)]  # noqa: SIM115
+    time.sleep(0.3)
+    moved = [n for n in COUNTERS if _read(f"/proc/{n}") != before[n]]
+    for f in files:
+        f.close()
+    del hog
+    return f"moved ({', '.join(moved)})" if moved else "still"
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError as e:
+        return f"unreadable ({errno.errorcode.get(e.errno or 0, e.errno)})"
+
+
 def attack_kernel() -> None:
     """The kernel's shared state: locks and page-cache probes on a runtime file every bot
     reads, watches, nested namespaces, memfd, foreign socket families, /dev/shm."""
@@ -243,9 +270,12 @@ def attack_kernel() -> None:
         "vsock, high bits": lambda: _syscall(41, (1 << 32) | 40, 1, 0),
         "keyring": lambda: _syscall(250, 0, -3, 0),  # keyctl(GET_KEYRING_ID, session)
         "dev shm": lambda: open("/dev/shm/x", "w").close(),
+        "sysinfo": lambda: _syscall(99, ctypes.addressof(ctypes.create_string_buffer(128))),
+        "sched_setaffinity": lambda: os.sched_setaffinity(0, {0}),
     }
     for name, call in probes.items():
         print(f"kernel: {name}: {_outcome(call)}")
+    print(f"kernel: machine counters: {_machine_counters()}")
     with open("/proc/self/mounts") as f:
         kinds = {line.split()[1]: line.split()[2] for line in f}
     where = max((m for m in kinds if os.__file__.startswith(m)), key=len)
