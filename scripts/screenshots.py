@@ -176,6 +176,8 @@ def seat_shots(browser: Any, folder: Path, out: Path) -> None:
             "You",
             "--seed",
             "1664",
+            "--hands",
+            "1",
             "--window-s",
             "60",
             "--port",
