@@ -194,7 +194,7 @@ class PublicTable:
             result = ev.get("result") or {}
             score = list(result.get("score", [0, 0]))
             self.hand_scores.append(score)
-            self.hand_end = self._hand_end(result)
+            self.hand_end = self._hand_end(result, ev.get("left") or {})
             text = f"hand {self.hand} over: A {score[0]:+d}, B {score[1]:+d}"
         elif t == "match_end":
             self.over = True
@@ -207,8 +207,9 @@ class PublicTable:
         self.step += 1
         self.last = {"seat": seat, "text": text} if text else self.last
 
-    def _hand_end(self, result: dict[str, Any]) -> dict[str, Any]:
-        """The hand-end summary in the seat view's shape (out order, points, bets, calls)."""
+    def _hand_end(self, result: dict[str, Any], left: dict[str, str]) -> dict[str, Any]:
+        """The hand-end summary in the seat view's shape (out order, points, bets, calls, and
+        the cards left in hand where the feed gives them: ``arena table``'s does)."""
         dv = result.get("double_victory", -1)
         return {
             "hand": self.hand,
@@ -222,6 +223,7 @@ class PublicTable:
                 "Grand Tichu" if self.grand[s] else "Tichu" if self.tichu[s] else None
                 for s in range(4)
             ],
+            "left": {self._name(int(s)): cards.split() for s, cards in left.items()},
         }
 
     def view(self) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""A table where people play against bots: four seats, a lobby, then one game.
+"""A table where people play against bots: four seats, a lobby, then a game (and more).
 
 People take seats in the lobby or through an invite link carrying that seat's secret; when
 someone starts the game, bots fill the empty seats. The referee is the same as for ``arena
@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.referee import FailurePolicy, GiveUp, TimeControl
-from arena.rules import Match, Phase, observe
+from arena.rules import Match, Phase, format_cards, observe
 from arena.server.manifest import Manifest, resolve_bot
 from arena.server.sandbox import Sandbox
 from arena.tournament.live import event_json
@@ -34,7 +34,8 @@ _NOTES_KEPT = 1500
 
 
 class TableRoom:
-    """Four seats, a lobby, then one game between the people seated and bots."""
+    """Four seats, a lobby, then a game between the people seated and bots (another one
+    with ``again``)."""
 
     def __init__(
         self,
@@ -67,6 +68,7 @@ class TableRoom:
         self.task: asyncio.Task[None] | None = None
         self.public = PublicTable({"seats": self.names})  # the public events folded, no delay
         self.match: Match | None = None  # the game's rules state, kept when the game is over
+        self._held: tuple[int, tuple[int, ...]] = (0, ())  # (hand, each seat's cards) now
         self.games = 1  # games played at this table (``again``)
         self.first_stem = out.stem
 
@@ -146,6 +148,10 @@ class TableRoom:
         self.public = PublicTable({"seats": self.names})
         self.match = None
         self.table = None
+        self._held = (0, ())
+        for p in self.people:
+            if p is not None:
+                p.notice = ""
         self.changed()
 
     def lobby(self) -> dict[str, Any]:
@@ -271,8 +277,18 @@ class TableRoom:
         referee = self.table.referee if self.table is not None else None
         if referee is not None:
             self.match = referee.match
+        m = self.match
+        if m is not None and m.hand_no + 1 == ev.hand:  # (the next hand is dealt at once)
+            self._held = (ev.hand, tuple(m.hands))
         if ev.only_seat < 0:
             line = event_json(ev)
+            if line.get("type") == "hand_end" and self._held[0] == ev.hand:
+                # The cards left in hand: shown at the hand's end, as players lay them down.
+                out = line.get("result", {}).get("out", [])
+                hands = self._held[1]
+                line["left"] = {
+                    str(s): format_cards(hands[s]) for s in range(4) if s not in out and hands[s]
+                }
             self.feed.append(line)
             before = self.public.last
             self.public.apply(line)

@@ -5,11 +5,12 @@ from __future__ import annotations
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 pytest.importorskip("fastapi", reason="the web extra is not installed")
-from tests.web.served import ARENA, Served, event_toml, play_event, serve
+from tests.web.served import ARENA, ARGS, CHROMIUM, Served, event_toml, play_event, serve
 
 
 @pytest.fixture(scope="session")
@@ -54,6 +55,18 @@ def web(event_db: Path) -> Iterator[Served]:
     """The web app over the finished event."""
     for url in serve([event_db]):
         yield Served(url, event_db)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One headless Chromium for a module (Debian's); each test opens its own pages."""
+    if not CHROMIUM.exists():
+        pytest.skip(f"no browser: {CHROMIUM} is missing (apt-get install chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    with sync_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield b
+        b.close()
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -120,3 +120,31 @@ def start_table(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen[str], str
         links += re.findall(r"(http://\S+/seat\?token=\S+)", line)
     assert base and len(links) == 4, "arena table did not print its links"
     return proc, base, links
+
+
+def seat_asks(page: Any) -> list[dict[str, Any]]:
+    """The decisions a person's page is sent, in order (kept from its state responses)."""
+    asks: list[dict[str, Any]] = []
+
+    def keep(response: Any) -> None:
+        if "/api/seat/state" in response.url and response.ok:
+            ask = response.json().get("ask")
+            if ask:
+                asks.append(ask)
+
+    page.on("response", keep)
+    return asks
+
+
+def open_asks(page: Any, asks: list[dict[str, Any]], limit_s: float = 600) -> Iterator[Any]:
+    """Each new decision the page shows, once, until the game is over (``limit_s`` at most)."""
+    done: set[int] = set()
+    deadline = time.monotonic() + limit_s
+    while page.evaluate("document.body.dataset.over") != "1":
+        assert time.monotonic() < deadline, "the game did not end"
+        phase = page.evaluate("document.body.dataset.phase || ''")
+        if not (asks and phase and asks[-1]["number"] not in done):
+            page.wait_for_timeout(50)
+            continue
+        done.add(asks[-1]["number"])
+        yield asks[-1]

@@ -20,7 +20,7 @@ import pytest
 from arena.referee.replay import load
 from arena.rules import Match, card_name, cards_of
 from arena.rules.notation import action_from_json
-from tests.web.served import ARGS, CHROMIUM, start_table
+from tests.web.served import CHROMIUM, open_asks, seat_asks, start_table
 
 pytestmark = pytest.mark.slow
 
@@ -28,7 +28,7 @@ if not CHROMIUM.exists():
     pytest.skip(
         f"no browser: {CHROMIUM} is missing (apt-get install chromium)", allow_module_level=True
     )
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 
 SEED = 1664
 CARD = re.compile(r"\b(?:[2-9TJQKA][jspt]|Mj|Dr|Ph|Dg)\b")
@@ -99,7 +99,7 @@ def public_turns(view: dict[str, Any]) -> list[dict[str, Any]]:
     return turns + ([view["played"]] if view.get("played") else [])
 
 
-def test_a_person_plays_a_hand_against_three_bots(tmp_path: Path) -> None:
+def test_a_person_plays_a_hand_against_three_bots(browser: Any, tmp_path: Path) -> None:
     proc, base, links = start_table(
         tmp_path, "--sit", "Ann", "--seed", str(SEED), "--hands", "1", "--window-s", "60"
     )
@@ -107,58 +107,63 @@ def test_a_person_plays_a_hand_against_three_bots(tmp_path: Path) -> None:
     seen = {"wish": 0, "bomb": 0, "gift": 0}
     page_errors: list[str] = []
     try:
-        with sync_api.sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-            page = browser.new_page(viewport={"width": 360, "height": 640})
+        page = browser.new_page(viewport={"width": 360, "height": 640})
 
-            def keep(response: Any) -> None:
-                if "/api/" in response.url and response.status == 200:
-                    with contextlib.suppress(Exception):
-                        bodies.append(response.json())
+        def keep(response: Any) -> None:
+            if "/api/" in response.url and response.status == 200:
+                with contextlib.suppress(Exception):
+                    bodies.append(response.json())
 
-            page.on("response", keep)
-            page.goto(links[0])
-            page.get_by_role("button", name="start the game").click()
-            # A spectator watches from the lobby's link (public events, trick delay).
-            watcher = browser.new_context().new_page()
-            for p in (page, watcher):
-                p.on("pageerror", lambda e: page_errors.append(str(e)))
-                p.on(
-                    "console",
-                    lambda m: page_errors.append(m.text) if m.type == "error" else None,
-                )
-            watcher.goto(base + "/")
-            watcher.get_by_role("link", name="watch the table").click()
-            done: set[int] = set()
-            deadline = time.monotonic() + 600
-            while time.monotonic() < deadline:
-                page.wait_for_function(
-                    "document.body.dataset.over === '1' ||"
-                    " (document.body.dataset.phase || '') !== ''",
-                    timeout=120_000,
-                )
-                if page.evaluate("document.body.dataset.over") == "1":
-                    break
-                state = [b for b in bodies if "ask" in b and b.get("ask")]
-                ask = state[-1]["ask"] if state else None
-                if ask is None or ask["number"] in done:
-                    page.wait_for_timeout(100)
-                    continue
-                done.add(ask["number"])
-                if ask["phase"] == "play":  # at 360 px the hand is in view, no scrolling
-                    box = page.locator("#hand").bounding_box()
-                    assert box is not None and box["y"] + box["height"] <= 640 + 1, box
-                play_one(page, ask, seen)
-            assert page.evaluate("document.body.dataset.over") == "1", "the hand did not end"
-            page.wait_for_selector("#end:not([hidden]) #winner")
-            end_text = page.locator("#end").inner_text()
-            watcher.wait_for_selector("body[data-ended='1']", timeout=120_000)
-            assert int(watcher.evaluate("document.body.dataset.seen")) > 20
-            assert watcher.locator(".hand .card:not(.back)").count() == 0
-            spectated = watcher.locator("#over").inner_text()
-            info = watcher.locator("#info").inner_text()
-            watcher.locator("#over a", has_text="download the record").wait_for()
-            browser.close()
+        page.on("response", keep)
+        page.goto(links[0])
+        page.get_by_role("button", name="start the game").click()
+        # A spectator watches from the lobby's link (public events, trick delay).
+        watcher = browser.new_context().new_page()
+        for p in (page, watcher):
+            p.on("pageerror", lambda e: page_errors.append(str(e)))
+            p.on(
+                "console",
+                lambda m: page_errors.append(m.text) if m.type == "error" else None,
+            )
+        watcher.goto(base + "/")
+        watcher.get_by_role("link", name="watch the table").click()
+        done: set[int] = set()
+        deadline = time.monotonic() + 600
+        while time.monotonic() < deadline:
+            page.wait_for_function(
+                "document.body.dataset.over === '1' || (document.body.dataset.phase || '') !== ''",
+                timeout=120_000,
+            )
+            if page.evaluate("document.body.dataset.over") == "1":
+                break
+            state = [b for b in bodies if "ask" in b and b.get("ask")]
+            ask = state[-1]["ask"] if state else None
+            if ask is None or ask["number"] in done:
+                page.wait_for_timeout(100)
+                continue
+            done.add(ask["number"])
+            if ask["phase"] == "play":  # at 360 px the hand is in view, no scrolling
+                box = page.locator("#hand").bounding_box()
+                assert box is not None and box["y"] + box["height"] <= 640 + 1, box
+            play_one(page, ask, seen)
+        assert page.evaluate("document.body.dataset.over") == "1", "the hand did not end"
+        page.wait_for_selector("#end:not([hidden]) #winner")
+        end_text = page.locator("#end").inner_text()
+        watcher.wait_for_selector("body[data-ended='1']", timeout=120_000)
+        assert int(watcher.evaluate("document.body.dataset.seen")) > 20
+        assert watcher.locator(".hand .card:not(.back)").count() == 0
+        spectated = watcher.locator("#over").inner_text()
+        info = watcher.locator("#info").inner_text()
+        watcher.locator("#over a", has_text="download the record").wait_for()
+        # A free seat's invite link after the game: it says so, and offers no seat (its
+        # state request is refused, 409, which the console logs: a page of its own).
+        invited = watcher.context.new_page()
+        invited.goto(links[1])
+        invited.wait_for_selector("#invite")
+        assert "has ended" in invited.locator("#invite").inner_text()
+        assert invited.get_by_role("button", name="sit down").count() == 0
+        page.close()
+        watcher.context.close()
     finally:
         proc.terminate()
         out, _ = proc.communicate(timeout=60)
@@ -180,6 +185,7 @@ def test_a_person_plays_a_hand_against_three_bots(tmp_path: Path) -> None:
     # Every response to the person's page: no other seat's hand, and no card but the
     # person's own, except cards another seat played (in the plays that name them).
     mine, played = hand_cards(replay_path, 0)
+    kept = {card_name(c) for c in range(56)} - set().union(*played.values())
     assert len(bodies) > 10
     for body in bodies:
         view = body.get("view")
@@ -188,8 +194,12 @@ def test_a_person_plays_a_hand_against_three_bots(tmp_path: Path) -> None:
             for t in public_turns(view):
                 named = set(CARD.findall(t["play"]))
                 assert named <= played[t["seat"]] | (mine if t["seat"] == 0 else set()), t
-            turns = ("trick", "entries", "collected", "last_trick", "played")
+            turns = ("trick", "entries", "collected", "last_trick", "played", "hand_end")
             rest = {k: v for k, v in view.items() if k not in turns}
+            left = set(CARD.findall(json.dumps((view["hand_end"] or {}).get("left"))))
+            assert left <= kept, (left, kept)  # the cards left when the hand is over
+            summary = {**(view["hand_end"] or {}), "left": None}
+            assert not set(CARD.findall(json.dumps(summary))) - mine, summary
             leaks = {k: v for k, v in rest.items() if set(CARD.findall(json.dumps(v))) - mine}
             assert not leaks, leaks
         ask = body.get("ask")
@@ -197,7 +207,7 @@ def test_a_person_plays_a_hand_against_three_bots(tmp_path: Path) -> None:
             assert set(CARD.findall(json.dumps(ask))) <= mine, ask
 
 
-def test_two_people_at_one_table_and_one_closes_the_tab(tmp_path: Path) -> None:
+def test_two_people_at_one_table_and_one_closes_the_tab(browser: Any, tmp_path: Path) -> None:
     """Two people in two browser contexts: one sits from the lobby, the other through an
     invite link; the second closes the tab after the Grand Tichu call and the stand-in bot
     plays their seat (``--leave bot``) while the first plays the hand to its end."""
@@ -208,49 +218,45 @@ def test_two_people_at_one_table_and_one_closes_the_tab(tmp_path: Path) -> None:
     bodies: dict[int, list[dict[str, Any]]] = {0: [], 2: []}
     seen = {"wish": 0, "bomb": 0, "gift": 0}
     try:
-        with sync_api.sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-            pages = {}
-            for seat in (0, 2):
-                page = browser.new_context().new_page()
-                page.on(
-                    "response",
-                    lambda r, seat=seat: (
-                        bodies[seat].append(r.json())
-                        if "/api/seat/state" in r.url and r.ok
-                        else None
-                    ),
-                )
-                pages[seat] = page
-            ann, bob = pages[0], pages[2]
-            ann.goto(base + "/")
-            ann.wait_for_selector("body[data-ready='1']")
-            assert "null" not in ann.locator("main").inner_text()
-            ann.locator(".lobby-seat[data-seat='0']").get_by_label("your name").fill("Ann")
-            ann.locator("button.sit[data-seat='0']").click()
-            ann.wait_for_url("**/seat?token=*")
-            bob.goto(links[2])
-            bob_invite = bob.locator("#invite").inner_text()
-            bob.get_by_label("Your name").fill("Bob")
-            bob.get_by_role("button", name="sit down").click()
-            bob.wait_for_selector("text=Waiting for the game to start")
-            assert "seat 2, team A, as partner of Ann" in bob_invite
-            ann.get_by_role("button", name="start the game").click()
-            bob.wait_for_selector("body[data-phase='grand_tichu']", timeout=120_000)
-            bob.locator("#ask").get_by_role("button", name="no Grand Tichu").click()
-            bob.wait_for_function("(document.body.dataset.phase || '') === ''")
-            bob.context.close()  # Bob leaves: the stand-in plays seat 2 from now on
-            done: set[int] = set()
-            deadline = time.monotonic() + 600
-            while ann.evaluate("document.body.dataset.over") != "1":
-                assert time.monotonic() < deadline, "the hand did not end"
-                asks = [b["ask"] for b in bodies[0] if b.get("ask")]
-                phase = ann.evaluate("document.body.dataset.phase || ''")
-                if asks and phase and asks[-1]["number"] not in done:
-                    done.add(asks[-1]["number"])
-                    play_one(ann, asks[-1], seen)
-                ann.wait_for_timeout(100)
-            browser.close()
+        pages = {}
+        for seat in (0, 2):
+            page = browser.new_context().new_page()
+            page.on(
+                "response",
+                lambda r, seat=seat: (
+                    bodies[seat].append(r.json()) if "/api/seat/state" in r.url and r.ok else None
+                ),
+            )
+            pages[seat] = page
+        ann, bob = pages[0], pages[2]
+        ann.goto(base + "/")
+        ann.wait_for_selector("body[data-ready='1']")
+        assert "null" not in ann.locator("main").inner_text()
+        ann.locator(".lobby-seat[data-seat='0']").get_by_label("your name").fill("Ann")
+        ann.locator("button.sit[data-seat='0']").click()
+        ann.wait_for_url("**/seat?token=*")
+        bob.goto(links[2])
+        bob_invite = bob.locator("#invite").inner_text()
+        bob.get_by_label("Your name").fill("Bob")
+        bob.get_by_role("button", name="sit down").click()
+        bob.wait_for_selector("text=Waiting for the game to start")
+        assert "seat 2, team A, as partner of Ann" in bob_invite
+        ann.get_by_role("button", name="start the game").click()
+        bob.wait_for_selector("body[data-phase='grand_tichu']", timeout=120_000)
+        bob.locator("#ask").get_by_role("button", name="no Grand Tichu").click()
+        bob.wait_for_function("(document.body.dataset.phase || '') === ''")
+        bob.context.close()  # Bob leaves: the stand-in plays seat 2 from now on
+        done: set[int] = set()
+        deadline = time.monotonic() + 600
+        while ann.evaluate("document.body.dataset.over") != "1":
+            assert time.monotonic() < deadline, "the hand did not end"
+            asks = [b["ask"] for b in bodies[0] if b.get("ask")]
+            phase = ann.evaluate("document.body.dataset.phase || ''")
+            if asks and phase and asks[-1]["number"] not in done:
+                done.add(asks[-1]["number"])
+                play_one(ann, asks[-1], seen)
+            ann.wait_for_timeout(100)
+        ann.context.close()
     finally:
         proc.terminate()
         out, _ = proc.communicate(timeout=60)
@@ -267,66 +273,49 @@ def test_two_people_at_one_table_and_one_closes_the_tab(tmp_path: Path) -> None:
                 assert all(s["cards"] is None for s in others), body
 
 
-def test_a_late_bomb_click_is_refused_on_the_page_and_the_hand_goes_on(tmp_path: Path) -> None:
+def test_a_late_bomb_click_is_refused_on_the_page_and_the_hand_goes_on(
+    browser: Any, tmp_path: Path
+) -> None:
     """The bomb button of a window clicked after the window closed by its time (the click
     was on its way): the page says the decision is no longer open, nothing is played, and
     the person plays the hand to its end."""
     proc, _, links = start_table(
         tmp_path, "--sit", "Ann", "--seed", str(SEED), "--hands", "1", "--window-s", "4"
     )
-    asks: list[dict[str, Any]] = []
     errors: list[str] = []
     seen = {"wish": 0, "bomb": 0, "gift": 0}
     late: int | None = None
     try:
-        with sync_api.sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.on(
-                "response",
-                lambda r: (
-                    asks.append(r.json()["ask"])
-                    if "/api/seat/state" in r.url and r.ok and r.json().get("ask")
-                    else None
-                ),
-            )
-            page.goto(links[0])
-            page.get_by_role("button", name="start the game").click()
-            done: set[int] = set()
-            deadline = time.monotonic() + 600
-            while page.evaluate("document.body.dataset.over") != "1":
-                assert time.monotonic() < deadline, "the hand did not end"
-                phase = page.evaluate("document.body.dataset.phase || ''")
-                if not (asks and phase and asks[-1]["number"] not in done):
-                    page.wait_for_timeout(100)
-                    continue
-                ask = asks[-1]
-                done.add(ask["number"])
-                if ask["phase"] != "bomb_window":
-                    play_one(page, ask, seen)
-                elif late is not None:
-                    page.locator("#ask").get_by_role("button", name="no bomb").click()
-                elif page.evaluate(
-                    "(n => { const b = document.querySelector('#ask button.act.bomb');"
-                    " if (!b || st.data.ask?.number !== n) return false;"
-                    " window.lateBomb = b; return true; })",
-                    ask["number"],
-                ):
-                    late = ask["number"]  # the window closes by its time, then the click
-                    page.wait_for_function(
-                        f"st.data.ask === null || st.data.ask.number !== {late}",
-                        timeout=60_000,
-                    )
-                    with page.expect_response("**/api/seat/answer") as sent:
-                        page.evaluate("window.lateBomb.click()")
-                    assert sent.value.status == 409, sent.value.text()
-                    page.wait_for_selector(f"#problem:text-matches('^decision {late} ')")
-                    assert "open" in page.locator("#problem").inner_text()
-                    for card in ("8j", "8s", "8p", "8t"):  # the bomb is still in the hand
-                        assert page.locator(f".hand.mine button[data-card='{card}']").count()
-            assert "Game over" in page.locator("#end").inner_text()
-            browser.close()
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        asks = seat_asks(page)
+        page.goto(links[0])
+        page.get_by_role("button", name="start the game").click()
+        for ask in open_asks(page, asks):
+            if ask["phase"] != "bomb_window":
+                play_one(page, ask, seen)
+            elif late is not None:
+                page.locator("#ask").get_by_role("button", name="no bomb").click()
+            elif page.evaluate(
+                "(n => { const b = document.querySelector('#ask button.act.bomb');"
+                " if (!b || st.data.ask?.number !== n) return false;"
+                " window.lateBomb = b; return true; })",
+                ask["number"],
+            ):
+                late = ask["number"]  # the window closes by its time, then the click
+                page.wait_for_function(
+                    f"st.data.ask === null || st.data.ask.number !== {late}",
+                    timeout=60_000,
+                )
+                with page.expect_response("**/api/seat/answer") as sent:
+                    page.evaluate("window.lateBomb.click()")
+                assert sent.value.status == 409, sent.value.text()
+                page.wait_for_selector(f"#problem:text-matches('^decision {late} ')")
+                assert "open" in page.locator("#problem").inner_text()
+                for card in ("8j", "8s", "8p", "8t"):  # the bomb is still in the hand
+                    assert page.locator(f".hand.mine button[data-card='{card}']").count()
+        assert "Game over" in page.locator("#end").inner_text()
+        page.close()
     finally:
         proc.terminate()
         out, _ = proc.communicate(timeout=60)

@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from arena.referee.replay import load
+from arena.rules import card_name
 from tests.web.served import start_table
 
 pytestmark = pytest.mark.slow  # a table with three sandboxed bots in a process
@@ -31,6 +32,17 @@ def test_refusals_and_the_stand_in_when_time_runs_out(tmp_path: Path) -> None:
             assert bad.status_code == 409 and "no seat has this token" in bad.json()["detail"]
             taken = http.post("/api/sit", json={"seat": 0, "name": "Eve"})
             assert taken.status_code == 409 and "seat 0 is taken" in taken.json()["detail"]
+            early = http.post("/api/again", json={"token": token})
+            assert early.status_code == 409 and "not over" in early.json()["detail"], early.text
+            invite = http.get("/api/invite", params={"token": links[1].split("token=")[1]})
+            assert invite.json() == {
+                "seat": 1,
+                "team": "B",
+                "partner": "heuristic-3",
+                "taken": False,
+                "state": "lobby",
+            }, invite.text
+            assert http.get("/api/invite", params={"token": "nobody"}).status_code == 409
             assert http.post("/api/start", json={"token": token}).json()["state"] == "playing"
             again = http.post("/api/start", json={"token": token})
             assert again.status_code == 409 and "already started" in again.json()["detail"]
@@ -83,12 +95,22 @@ def test_refusals_and_the_stand_in_when_time_runs_out(tmp_path: Path) -> None:
         assert view["trick"] == [] and view["to_act"] < 0, view
     # No hidden card in any spectator message: no seat's hand, and no card but those played
     # (passed cards, and the cards left in hands, are never public).
+    # At the hand's end, the cards left in hand are laid down: those no seat played.
     played = {c for e in replay.recorded or [] for c in CARD.findall(str(e.get("play", "")))}
+    kept = {card_name(c) for c in range(56)} - played
     assert len(lines) > 20
+    laid: set[str] = set()
     for line in lines:
         message = json.loads(line.removeprefix("data:"))
         assert all(seat["cards"] is None for seat in message["view"]["seats"]), message
-        assert set(CARD.findall(json.dumps(message))) <= played, message
+        left = json.dumps([(message["view"].get("hand_end") or {}).get("left")])
+        left += json.dumps(message.get("event", {}).get("left"))
+        laid |= set(CARD.findall(left))
+        rest = {**message, "view": {**message["view"], "hand_end": None}}
+        rest["event"] = {k: v for k, v in message.get("event", {}).items() if k != "left"}
+        assert set(CARD.findall(json.dumps(rest))) <= played, message
+    assert laid and laid <= kept, (laid, kept)
+    assert view["hand_end"]["left"], view["hand_end"]  # the seat's page shows them too
 
 
 EIGHTS = {"8j", "8s", "8p", "8t"}  # seat 0's bomb in the deal of seed 1664

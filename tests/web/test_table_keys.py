@@ -7,15 +7,13 @@ Dragon, the Phoenix and four 8s, so the hand asks every kind of decision).
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from arena.referee.replay import load
-from tests.web.served import ARGS, CHROMIUM, start_table
+from tests.web.served import CHROMIUM, open_asks, seat_asks, start_table
 
 pytestmark = pytest.mark.slow
 
@@ -23,20 +21,12 @@ if not CHROMIUM.exists():
     pytest.skip(
         f"no browser: {CHROMIUM} is missing (apt-get install chromium)", allow_module_level=True
     )
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 
 SEED = 1664
 
 CONTRAST = (Path(__file__).parent / "contrast.js").read_text(encoding="utf-8")
 """Every text against its background and the outlines that mark a state (WCAG AA)."""
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
 
 
 def contrast(page: Any, where: str) -> None:
@@ -114,19 +104,11 @@ def test_a_hand_by_keyboard_alone_with_visible_focus_and_aa_contrast(
     proc, base, links = start_table(
         tmp_path, "--sit", "Ann", "--seed", str(SEED), "--hands", "2", "--window-s", "60"
     )
-    asks: list[dict[str, Any]] = []
     seen = {"wish": 0, "bomb": 0, "gift": 0, "tichu": 0}
     titles: set[str] = set()
     try:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.on(
-            "response",
-            lambda r: (
-                asks.append(r.json()["ask"])
-                if "/api/seat/state" in r.url and r.ok and r.json().get("ask")
-                else None
-            ),
-        )
+        asks = seat_asks(page)
         page.goto(base + "/")
         page.wait_for_selector("body[data-ready='1']")
         contrast(page, "lobby")
@@ -138,17 +120,8 @@ def test_a_hand_by_keyboard_alone_with_visible_focus_and_aa_contrast(
                 break
             page.keyboard.press("Tab")
         page.keyboard.press("Enter")
-        done: set[int] = set()
         checked = False
-        deadline = time.monotonic() + 600
-        while page.evaluate("document.body.dataset.over") != "1":
-            assert time.monotonic() < deadline, "the hand did not end"
-            phase = page.evaluate("document.body.dataset.phase || ''")
-            if not (asks and phase and asks[-1]["number"] not in done):
-                page.wait_for_timeout(50)
-                continue
-            ask = asks[-1]
-            done.add(ask["number"])
+        for ask in open_asks(page, asks):
             titles.add(page.title())
             if ask["phase"] == "play" and not checked:
                 key_select(page, ask["legal"][-1]["cards"][0])  # a card selected: its outline

@@ -69,12 +69,18 @@ def test_plays_passes_and_the_trick_taken_stay_readable() -> None:
 def test_the_game_end_names_the_winner_and_the_hand() -> None:
     result = {"score": [60, 40], "card_points": [60, 40], "bets": [0, 0], "out": [3, 0, 1, 2]}
     table = fold(
-        {"type": "hand_end", "scores": [60, 40], "result": {**result, "double_victory": -1}},
+        {
+            "type": "hand_end",
+            "scores": [60, 40],
+            "result": {**result, "double_victory": -1},
+            "left": {"2": "7j 8s"},
+        },
         {"type": "match_end", "termination": "finished", "scores": [60, 40], "winners": [0, 2]},
     )
     view = table.view()
     assert view["over"] and view["winners"] == [0, 2] and view["hand_scores"] == [[60, 40]]
     assert view["hand_end"]["out"] == ["Dee", "You", "Bob", "Cid"]
     assert view["hand_end"]["total"] == [60, 40]
+    assert view["hand_end"]["left"] == {"Cid": ["7j", "8s"]}
     assert table.last is not None
     assert table.last["text"] == "game over: team A (You and Cid) wins 60 : 40"

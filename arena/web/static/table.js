@@ -96,6 +96,7 @@ function handEndEl(h, v) {
     el("strong", {text: "Hand " + h.hand + " over"}),
     el("div", {text: "out: " + h.out.join(", ") + (h.double_victory ? " · double victory, team " + h.double_victory : "")}),
     calls.length ? el("div", {text: "calls: " + calls.join(", ")}) : null,
+    ...Object.entries(h.left || {}).map(([who, cards]) => el("div", {class: "left"}, el("span", {text: who + " kept: "}), cardsEl(cards))),
     el("table", {class: "mini"}, el("thead", {}, el("tr", {}, ...["", "A", "B"].map(t => el("th", {text: t})))),
       el("tbody", {}, ...[["card points", h.card_points], ["bets", h.bets], ["hand", h.score], ["total", h.total]].map(([k, x]) =>
         el("tr", {}, el("td", {class: "name", text: k}), el("td", {text: String(x[0])}), el("td", {text: String(x[1])}))))));
