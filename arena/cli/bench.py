@@ -277,28 +277,44 @@ def cluster_bench(
     bot: Annotated[str, typer.Option(help="Bot in every seat: a manifest or built-in name.")] = (
         "random"
     ),
-    boards: Annotated[int, typer.Option(min=3, help="Duplicate boards (two plays each).")] = 60,
-    jobs: Annotated[int, typer.Option(min=1, help="The local pool's tables at once.")] = 2,
+    plays: Annotated[
+        int, typer.Option(min=28, help="One-hand plays in the event (5000: memory at length).")
+    ] = 600,
+    tables: Annotated[int, typer.Option(min=1, help="Tables at once, every way.")] = 2,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(help="Your scheduler (tcp://HOST:8786) instead of hand-started workers."),
+    ] = None,
 ) -> None:
-    """One event by the local pool and by local Dask clusters of 1 and 2 workers: plays/s."""
-    from arena.bench.cluster import bench_cluster, bench_overhead
-
+    """One event by the local pool, a local Dask cluster and hand-started Dask workers:
+    hands/s per core and memory growth per 1,000 plays, side by side."""
     try:
         import distributed  # noqa: F401
     except ImportError:
         print("error: the cluster benchmark needs Dask: pip install 'tichu-arena[cluster]'")
         raise typer.Exit(2) from None
-    over = bench_overhead()
-    print(f"local cluster of 1 worker: started in {over.start_s:.1f} s")
-    print(
-        f"  no-op task     : {over.round_trip_ms:.1f} ms alone (median of 30),"
-        f" {over.in_flight_ms:.2f} ms each with 200 in flight"
-    )
-    for f in bench_cluster(bot, boards, jobs):
+    from arena.bench.cluster import bench_cluster
+    from arena.runtime.aio import tune_gc
+
+    tune_gc()
+    ways = bench_cluster(bot, plays, tables, scheduler)
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    head = f"{'way':<34} {'plays':>6} {'hands':>6} {'wall s':>7} {'hands/s':>8} {'per core':>8}"
+    print(f"{head} {'CPU ms/hand':>11} {'runner MiB/1k plays':>19} {'workers MiB/1k plays':>20}")
+    for w in ways:
+        workers = "-" if w.workers_mib_per_1k is None else f"{w.workers_mib_per_1k:+.1f}"
+        cpu = f"{w.cpu_ms_per_hand:.0f}" if w.cpu_s else "-"
         print(
-            f"{f.label:<22}: {f.plays} plays, {f.hands} hands in {f.seconds:.1f} s"
-            f" ({f.plays_per_second:.2f} plays/s, start and stop of the cluster included)"
+            f"{w.label:<34} {w.plays:>6} {w.hands:>6} {w.seconds:>7.1f}"
+            f" {w.hands_per_second:>8.2f} {w.per_core:>8.2f} {cpu:>11}"
+            f" {w.runner_mib_per_1k:>+19.1f} {workers:>20}"
         )
+    base = ways[0]
+    print(
+        "per core against the local pool: "
+        + ", ".join(f"{w.label} {100 * w.per_core / base.per_core:.0f} %" for w in ways[1:])
+    )
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 @app.command("web")

@@ -201,7 +201,14 @@ def _play(
             if plain is not None:
                 plain(progress, leaders.text, now)
                 return
-            bar.update(task, completed=progress.plays_done, rate=rate, top=leaders.text())
+            ended = progress.plays_done + progress.plays_ended
+            bar.update(task, completed=ended, rate=rate, top=leaders.text())
+
+        def on_ended(progress: RunProgress) -> None:
+            """A play ended on a Dask worker (from Dask's thread): the bar moves play by
+            play, its session's task records them when it returns."""
+            if plain is None:
+                bar.update(task, completed=progress.plays_done + progress.plays_ended)
 
         logs = db.parent / f"{db.name}.logs"
         runner = EventRunner(
@@ -211,6 +218,7 @@ def _play(
             jobs=jobs,
             log_dir=logs,
             on_play=on_play,
+            on_ended=on_ended,
             executor=executor_for(
                 cluster, allow_unsandboxed, on_connected=lambda who: say_scheduler(who, console)
             ),

@@ -46,6 +46,7 @@ from arena.rules.errors import ArenaError
 from arena.server.bundle import BotBundle, bundle_of, unpack
 from arena.server.manifest import Limits
 from arena.server.table import TableSpec
+from arena.tournament.live import FeedLines, LiveFeed
 from arena.tournament.runner import (
     EventRunner,
     Progress,
@@ -80,6 +81,10 @@ ENV_CACHE = "TICHU_ARENA_CACHE"
 class ClusterError(ArenaError):
     """The cluster cannot be reached, lacks Dask, or a task failed on every try."""
 
+
+LIVE_TOPIC = "tichu-arena-live"
+"""The scheduler's event topic that carries the workers' feed lines to the drivers (one topic
+for all: the scheduler keeps the last thousand events of each topic it has seen)."""
 
 BOARDS_PER_TASK = 8
 """Boards (duplicate pairs) a task plays by default: enough to amortise the bots' start-up."""
@@ -194,7 +199,10 @@ def session_tasks(
 
 
 def play_task(task: SessionTask) -> TaskResult:
-    """Plays a task's session on this worker and returns its outcomes (runs on the worker)."""
+    """Plays a task's session on this worker and returns its outcomes (runs on the worker).
+
+    The public events of its plays go to the driver as they happen (``LIVE_TOPIC``), which
+    writes them to the event's live feeds."""
     from arena.runtime import configure
 
     configure()  # before this process imports gRPC, if it has not yet
@@ -204,11 +212,33 @@ def play_task(task: SessionTask) -> TaskResult:
     cache.mkdir(parents=True, exist_ok=True)
     manifests = [unpack(bundle, cache) for bundle in task.bots]
     with tempfile.TemporaryDirectory(prefix="tichu-task-") as tmp:
-        result: TaskResult = run_loop(_play(task, manifests, Path(tmp)))
+        result: TaskResult = run_loop(_play(task, manifests, Path(tmp), _feed_sender(task)))
     return result
 
 
-async def _play(task: SessionTask, manifests: list[Any], tmp: Path) -> TaskResult:
+def _feed_sender(task: SessionTask) -> FeedLines | None:
+    """Sends the task's feed lines to the driver through the scheduler's events, from the
+    Dask worker running it (None elsewhere: a test calling ``play_task`` itself)."""
+    try:
+        from distributed import get_worker
+
+        worker = get_worker()
+    except (ImportError, ValueError):
+        return None
+    started: set[int] = set()
+
+    def send(k: int, lines: list[str], end: bool) -> None:
+        first = k not in started
+        started.add(k)
+        msg = {"task": task.key, "play": k, "lines": lines, "end": end, "first": first}
+        worker.log_event(LIVE_TOPIC, msg)
+
+    return FeedLines(len(task.play_ids), send)
+
+
+async def _play(
+    task: SessionTask, manifests: list[Any], tmp: Path, feed: FeedLines | None = None
+) -> TaskResult:
     from arena.server import ArenaServer, play_table
     from arena.server.sandbox import require_sandbox
 
@@ -226,6 +256,7 @@ async def _play(task: SessionTask, manifests: list[Any], tmp: Path) -> TaskResul
             replace(task.table, plans=plans),
             manifests,
             log_dir=tmp / "logs" / table_id,
+            watch=feed,
             sandbox=sandbox,
             limits=task.limits,
             strict=task.strict,
@@ -298,7 +329,8 @@ class DaskExecutor:
             raise ClusterError("--cluster needs Dask: pip install 'tichu-arena[cluster]'") from None
         by_id = {sp.id: sp for sp in pending}
         tasks, slots = session_tasks(runner, pending, self.allow_unsandboxed, self.boards_per_task)
-        with self._connect() as client, _stop_on_signals(runner):
+        feeds = _Feeds(runner, tasks, by_id)
+        with self._connect() as client, _stop_on_signals(runner), feeds.subscribed(client):
             self._client = client
             scheduler = BoardScheduler(slots, self._threads(client))
             running: dict[Any, Slot] = {}
@@ -328,6 +360,7 @@ class DaskExecutor:
                     with self._lock:
                         self._futures = list(running)
                     try:
+                        feeds.finished(future.key)  # closed: recording removes them
                         self._collect(runner, future, by_id)
                     finally:
                         # Recorded: the cluster forgets the result, so a worker lost later
@@ -423,6 +456,69 @@ class DaskExecutor:
         partial.write_bytes(outcome.replay)
         partial.replace(replay)
         runner.record_play(sp, outcome.rows, outcome.failures, replay, outcome.sandbox)
+
+
+class _Feeds:
+    """The driver's side of the live feeds of a cluster run: writes the lines the workers send
+    (``LIVE_TOPIC``; ``FeedLines``) to ``<db>.live/`` as the local pool does, a ``LiveFeed``
+    per run of a task (a task run again after a lost worker starts its feeds anew). A task's
+    feeds are closed before its plays are recorded (which removes them), and nothing more
+    is written for it; lines of another driver's tasks are left alone."""
+
+    def __init__(
+        self, runner: EventRunner, tasks: Sequence[SessionTask], by_id: Mapping[int, StoredPlay]
+    ) -> None:
+        self.runner = runner
+        self.tasks = {t.key: t for t in tasks}
+        self.by_id = by_id
+        self._lock = threading.Lock()
+        self._open: dict[str, LiveFeed] = {}
+        self._done: set[str] = set()
+
+    @contextlib.contextmanager
+    def subscribed(self, client: Any) -> Iterator[None]:
+        """Receives the workers' lines while the run lasts."""
+        client.subscribe_topic(LIVE_TOPIC, self.receive)
+        try:
+            yield
+        finally:
+            with contextlib.suppress(Exception):
+                client.unsubscribe_topic(LIVE_TOPIC)
+            with self._lock:
+                for feed in self._open.values():
+                    feed.close()
+                self._open.clear()
+
+    def receive(self, event: tuple[float, Any]) -> None:
+        """One message of a worker (on the client's thread)."""
+        msg = event[1]
+        task = self.tasks.get(msg.get("task", "")) if isinstance(msg, dict) else None
+        if task is None:
+            return
+        with self._lock:
+            if task.key in self._done:
+                return
+            feed = self._open.get(task.key)
+            k = int(msg["play"])
+            if feed is None or (msg["first"] and k == 0):  # the task's run (again)
+                if feed is not None:
+                    feed.close()
+                plays = [self.by_id[i].play for i in task.play_ids[k:]]
+                feed = self._open[task.key] = LiveFeed(
+                    self.runner.store.path, self.runner.event, plays
+                )
+            with contextlib.suppress(OSError):  # a feed is for spectators: never fatal
+                feed.write(msg["lines"], bool(msg["end"]))
+            if msg["end"]:  # the bar moves as plays end, before their task returns
+                self.runner.play_ended(self.by_id[task.play_ids[k]])
+
+    def finished(self, key: str) -> None:
+        """The task has returned: its feeds are closed, and stay so."""
+        with self._lock:
+            self._done.add(key)
+            feed = self._open.pop(key, None)
+            if feed is not None:
+                feed.close()
 
 
 @contextlib.contextmanager

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -26,7 +27,7 @@ from arena.referee import TableEvent
 from arena.rules import EventKind, format_cards
 from arena.tournament.model import PlannedPlay
 
-__all__ = ["LiveFeed", "event_json", "live_dir", "live_path"]
+__all__ = ["FeedLines", "LiveFeed", "event_json", "event_line", "live_dir", "live_path"]
 
 # The feed's names of the rules events (those of the wire's ``Event`` fields).
 _TYPES = {
@@ -103,7 +104,10 @@ def event_json(ev: TableEvent) -> dict[str, Any]:
 
 
 class LiveFeed:
-    """Writes the public events of one table's plays, a file per play, in running order."""
+    """Writes the public events of one table's plays, a file per play, in running order.
+
+    Called with each ``TableEvent`` of a table it watches; ``write`` takes lines a Dask worker
+    made of them (``FeedLines``) and sent to the driver, which writes the feeds."""
 
     def __init__(self, db: Path, event: str, plays: Sequence[PlannedPlay]) -> None:
         self.db = db
@@ -115,11 +119,18 @@ class LiveFeed:
     def __call__(self, ev: TableEvent) -> None:
         if ev.only_seat >= 0 or self._k >= len(self.plays):
             return  # private to one seat, or past the planned plays
+        self.write([event_line(ev)], ev.event is None and ev.outcome is not None)
+
+    def write(self, lines: Sequence[str], end: bool = False) -> None:
+        """Appends public event lines to the current play's feed (opened with its header on
+        the first); ``end``: the match has ended, the next lines are the next play's."""
+        if self._k >= len(self.plays):
+            return
         if self._file is None:
             self._open(self.plays[self._k])
         assert self._file is not None
-        self._file.write(json.dumps(event_json(ev), separators=(",", ":")) + "\n")
-        if ev.event is None and ev.outcome is not None:  # the match's end
+        self._file.write("".join(f"{line}\n" for line in lines))
+        if end:
             self.close()
             self._k += 1
         else:
@@ -148,3 +159,36 @@ class LiveFeed:
         if self._file is not None:
             self._file.close()
             self._file = None
+
+
+def event_line(ev: TableEvent) -> str:
+    """One public table event as its feed line (without the newline)."""
+    return json.dumps(event_json(ev), separators=(",", ":"))
+
+
+class FeedLines:
+    """A Dask worker's side of a live feed: collects the public events of a task's plays as
+    feed lines and hands them to ``send`` as ``(play index, lines, end)``: at each match's
+    end, and otherwise at most every ``every_s`` (a message per event would be thousands a
+    second to the scheduler)."""
+
+    def __init__(
+        self, plays: int, send: Callable[[int, list[str], bool], None], every_s: float = 0.25
+    ) -> None:
+        self.plays = plays
+        self.send = send
+        self.every_s = every_s
+        self._k = 0
+        self._lines: list[str] = []
+        self._sent = time.monotonic()
+
+    def __call__(self, ev: TableEvent) -> None:
+        if ev.only_seat >= 0 or self._k >= self.plays:
+            return
+        self._lines.append(event_line(ev))
+        end = ev.event is None and ev.outcome is not None
+        now = time.monotonic()
+        if end or now - self._sent >= self.every_s:
+            lines, self._lines, self._sent = self._lines, [], now
+            self.send(self._k, lines, end)
+            self._k += end

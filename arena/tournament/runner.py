@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -131,6 +132,7 @@ class Progress:
     arena_faults: int = 0  # plays failed by the arena's fault: played again, not recorded
     boards_done: int = 0  # boards with every rotation recorded (duplicate pairs, complete)
     boards_open: int = 0  # boards with some rotation recorded and some not: half-played
+    plays_ended: int = 0  # ended on a Dask worker, recorded when their session's task returns
     started: float = field(default_factory=time.monotonic)
 
     @property
@@ -201,6 +203,7 @@ class EventRunner:
         jobs: int | None = None,
         log_dir: Path | None = None,
         on_play: Callable[[Progress, PlannedPlay], None] | None = None,
+        on_ended: Callable[[Progress], None] | None = None,
         executor: Executor | None = None,
         sandbox: Sandbox | None = None,
         pace_forced: bool = True,
@@ -218,6 +221,9 @@ class EventRunner:
         self.jobs = jobs or spec.jobs
         self.log_dir = log_dir
         self.on_play = on_play
+        self.on_ended = on_ended  # heard from an executor's thread (``play_ended``)
+        self._ended: set[int] = set()  # plays ended and not recorded yet
+        self._ended_lock = threading.Lock()
         self.manifests = manifests_for(spec)
         self.owners = {e.display_name: e.owner for e in (*spec.bots, *spec.fillers)}
         self.executor: Executor = executor or LocalExecutor()
@@ -317,6 +323,18 @@ class EventRunner:
             pace_forced=self.pace_forced,
         )
 
+    def play_ended(self, sp: StoredPlay) -> None:
+        """An executor saw a play end that it records later (a Dask worker's session goes on:
+        its plays come back with its task): counted in ``Progress.plays_ended`` until
+        recorded, so a progress bar moves play by play. Any thread may call it."""
+        with self._ended_lock:
+            if sp.id in self._ended:
+                return
+            self._ended.add(sp.id)
+            self._progress.plays_ended = len(self._ended)
+        if self.on_ended is not None:
+            self.on_ended(self._progress)
+
     def record_play(
         self,
         sp: StoredPlay,
@@ -330,6 +348,9 @@ class EventRunner:
         A play that is already recorded (a task that ran twice) is left as it is, so nothing
         is ever counted twice.
         """
+        with self._ended_lock:
+            self._ended.discard(sp.id)
+            self._progress.plays_ended = len(self._ended)
         if self.store.play_status(sp.id) != "pending":
             return
         arena = [f for row in rows for f in row.failures if f.kind == ARENA_KIND]
@@ -460,7 +481,7 @@ class LocalExecutor:
 
     def stop(self) -> None:
         """Aborts the running tables; their plays stay pending."""
-        for table in self._tables:
+        for table in list(self._tables):  # a copy: sessions that end take theirs out
             table.abort("the event was interrupted")
 
     def slots(self, runner: EventRunner) -> int:

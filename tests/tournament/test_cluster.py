@@ -343,3 +343,53 @@ def test_a_league_round_plays_on_the_cluster(cluster: Cluster, tmp_path: Path) -
         (hands,) = conn.execute("SELECT COUNT(*) FROM hands").fetchone()
         (pending,) = conn.execute("SELECT COUNT(*) FROM plays WHERE status != 'done'").fetchone()
     assert hands == 6 and pending == 0  # 3 rounds of the design x 1 board x 2 rotations
+
+
+def test_a_cluster_run_writes_live_feeds_and_removes_each_once_recorded(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    """The workers send each play's public events to the driver, which writes the feeds that
+    ``arena web`` follows, as the local pool does (issue 50: cluster runs wrote none)."""
+    db = tmp_path / "feeds.sqlite"
+    folder = tmp_path / "feeds.sqlite.live" / "cluster"
+    seen: dict[str, list[str]] = {}
+    stop = threading.Event()
+
+    def watch() -> None:
+        while not stop.is_set():
+            for path in folder.glob("*.jsonl") if folder.is_dir() else ():
+                with contextlib.suppress(OSError):
+                    lines = path.read_text().splitlines()
+                    if len(lines) > len(seen.get(path.name, [])):
+                        seen[path.name] = lines
+            stop.wait(0.02)
+
+    ended: list[tuple[int, int]] = []  # (recorded, ended unrecorded) as the bar hears them
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    spec = load_event(_event(tmp_path, boards=2))
+    try:
+        with EventStore(db) as store:
+            store.create_event(spec, plan_event(spec))
+            EventRunner(
+                store,
+                spec.name,
+                spec,
+                executor=DaskExecutor(cluster.address),
+                on_ended=lambda p: ended.append((p.plays_done, p.plays_ended)),
+            ).run()
+    finally:
+        stop.set()
+        watcher.join(30)
+    # The bar moved as plays ended on the workers, before their sessions' tasks returned
+    # (a task of 2 plays: the first is heard of while the second is played).
+    assert len(ended) >= 6 and all(0 < e <= 2 * 2 for _, e in ended), ended
+    assert any(done % 2 == 0 and e % 2 == 1 for done, e in ended), ended
+    assert seen, "no live feed appeared during the run"
+    for lines in seen.values():
+        header = json.loads(lines[0])
+        assert header["type"] == "header" and header["event"] == "cluster"
+        assert all("seq" in json.loads(line) for line in lines[1:])
+    assert any(json.loads(lines[-1])["type"] == "match_end" for lines in seen.values())
+    assert list(folder.glob("*.jsonl")) == []  # each removed once its play was recorded
+    assert _counts(db)[:2] == (12, 12)

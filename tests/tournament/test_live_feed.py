@@ -1,8 +1,10 @@
-"""The runner's live feed: public events only, one file per play, ending with match_end."""
+"""The runner's live feed: public events only, one file per play, ending with match_end,
+removed once its play is recorded; and what the local pool keeps of finished tables."""
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import random
 import stat
@@ -11,6 +13,7 @@ from pathlib import Path
 from arena.referee import MatchConfig, Referee
 from arena.referee.seat import InProcessSeat
 from arena.rules import Exchange, Observation, Options, Phase, card_name, cards_of
+from arena.server import Table
 from arena.tournament.live import LiveFeed, live_dir, live_path
 from arena.tournament.model import PlannedPlay, parse_event, plan_event
 from arena.tournament.runner import EventRunner
@@ -108,3 +111,25 @@ def test_a_plays_feed_is_removed_once_the_play_is_recorded(tmp_path: Path) -> No
         EventRunner(store, "feeds", spec, on_play=on_play).run()
     assert seen == [(True, False)] * 4
     assert list(live_dir(db).rglob("*.jsonl")) == []
+
+
+def test_the_local_pool_keeps_no_finished_table(tmp_path: Path) -> None:
+    """A finished table holds its match records: the local pool lets go of each as its session
+    ends (issue 50: the runner grew 30-43 KiB a play, holding every table of the event)."""
+    data = {
+        "name": "tables",
+        "schedule": "fixed",
+        "bots": ["random", *({"bot": "random", "name": f"r{k}"} for k in (2, 3, 4))],
+        "boards_per_round": 2,
+        "rotations": 2,
+        "seed": 6,
+        "jobs": 2,
+    }
+    spec = parse_event(data, source="test", base_dir=tmp_path)
+    with EventStore(tmp_path / "tables.sqlite") as store:
+        store.create_event(spec, plan_event(spec))
+        runner = EventRunner(store, "tables", spec)
+        assert runner.run().plays_done == 4
+        gc.collect()
+        kept = [o for o in gc.get_objects() if isinstance(o, Table)]
+        assert kept == [], f"{len(kept)} finished tables kept by {runner.executor!r}"
