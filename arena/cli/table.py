@@ -30,7 +30,7 @@ def table(
         str | None,
         typer.Option(help="Take seat 0 under this name now and print its link."),
     ] = None,
-    hands: HandsOpt = 1,
+    hands: HandsOpt = 0,
     target: TargetOpt = 1000,
     grand: GrandOpt = True,
     seed: Annotated[
