@@ -40,6 +40,7 @@ from arena.web.app import STATIC
 from arena.web.live import PublicTable, visible_count
 from arena.web.room import TableRoom
 from arena.web.seat import LEAVE_RULES, Person, PersonBot, SeatError, TableSettings
+from arena.web.service_guard import Guard, guarded_config
 from arena.web.viewer import resume_id
 
 __all__ = [
@@ -61,6 +62,7 @@ def create_table_app(room: TableRoom, *, poll_s: float = 20.0) -> FastAPI:
     changed, or after ``poll_s``), so every response is a plain JSON document.
     """
     app = FastAPI(title="Tichu Arena table", docs_url=None, redoc_url=None, openapi_url=None)
+    app.add_middleware(Guard)  # security headers, no cross-site posts, bodies in time
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     shell = (STATIC / "page.html").read_text(encoding="utf-8")
 
@@ -188,7 +190,7 @@ async def serve_table(
     is set (or Ctrl-C); ``ready(port)`` hears the port bound."""
     import uvicorn
 
-    config = uvicorn.Config(create_table_app(room), host=host, port=port, log_level="warning")
+    config = guarded_config(create_table_app(room), host, port)
     server = uvicorn.Server(config)
     task = asyncio.ensure_future(server.serve())
     while not server.started:

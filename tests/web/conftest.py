@@ -10,7 +10,16 @@ from typing import Any
 import pytest
 
 pytest.importorskip("fastapi", reason="the web extra is not installed")
-from tests.web.served import ARENA, ARGS, CHROMIUM, Served, event_toml, play_event, serve
+from tests.web.served import (
+    ARENA,
+    ARGS,
+    CHROMIUM,
+    Bypassing,
+    Served,
+    event_toml,
+    play_event,
+    serve,
+)
 
 
 @pytest.fixture(scope="session")
@@ -64,7 +73,7 @@ def browser() -> Iterator[Any]:
         pytest.skip(f"no browser: {CHROMIUM} is missing (apt-get install chromium)")
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
     with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        b = Bypassing(pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS))
         yield b
         b.close()
 
