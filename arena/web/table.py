@@ -1,4 +1,8 @@
-"""A table where people play against bots: a lobby, invite links, and a person's seat.
+"""A table where people play against bots: its web app (the lobby, a person's seat, ``/live``).
+
+The concerns live beside it: ``arena.web.room`` (``TableRoom``: seats, the game, the public
+events), ``arena.web.seat`` (a person's seat and the bot that waits for them),
+``arena.web.seat_view`` (what a person's page is sent), ``arena.web.live`` (``PublicTable``).
 
 ``TableRoom`` holds four seats. People take seats in the lobby (``/``) or through an invite
 link carrying that seat's secret (``/seat?token=...``); when someone starts the game, bots
@@ -9,9 +13,11 @@ decision to the person's page and waits for the answer, which the SDK sends and 
 checks as it checks every bot's. The game is recorded to a replay file.
 
 Hidden information: a person's page asks ``/api/seat/state`` with its seat's secret and gets
-``observe(match, seat)`` (the rules core's view of one seat: its own hand, public events) and
-its own pending decision; no other seat's card is ever in it. A bomb window offered to another
-seat is shown as the ordinary turn, as the replay viewer does.
+the public table (the same public events as a spectator, without the delay) and its seat's
+own part from ``observe(match, seat)`` (its hand, its exchange), and its own pending decision;
+no other seat's card is ever in it. A bomb window offered to another seat is shown as the
+ordinary turn, as the replay viewer does. When the game ends, a new one may start at the same
+table (``/api/again``).
 
 Spectators (``/live``, linked from the lobby) see the table's public events under the spectator
 delay (``delay``: ``trick`` by default, as ``arena web``), drawn by the live page.
