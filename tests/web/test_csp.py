@@ -8,28 +8,15 @@ table's, and no page breaks the policy or throws.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from arena.web.app import create_app, running
-from tests.web.served import ARGS, CHROMIUM, start_table
+from tests.web.served import start_table
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def plain_browser() -> Iterator[Any]:
-    """A headless Chromium whose pages keep the sites' policies."""
-    if not CHROMIUM.exists():
-        pytest.skip(f"no browser: {CHROMIUM} is missing (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield browser
-        browser.close()
 
 
 def complaints(browser: Any, urls: list[str], ready: str) -> list[str]:
@@ -45,17 +32,17 @@ def complaints(browser: Any, urls: list[str], ready: str) -> list[str]:
     return said
 
 
-def test_the_viewers_pages_keep_their_policy(plain_browser: Any, played: Path) -> None:
+def test_the_viewers_pages_keep_their_policy(chromium: Any, played: Path) -> None:
     with running(create_app([], files=[played])) as url:
         replay = f"{url}/replay?event=files&play=0"
-        said = complaints(plain_browser, [url + "/", replay], "main *")
+        said = complaints(chromium, [url + "/", replay], "main *")
     assert said == []
 
 
-def test_the_tables_pages_keep_their_policy(plain_browser: Any, tmp_path: Path) -> None:
+def test_the_tables_pages_keep_their_policy(chromium: Any, tmp_path: Path) -> None:
     proc, base, links = start_table(tmp_path, "--sit", "Ann", "--hands", "1")
     try:
-        said = complaints(plain_browser, [base + "/", links[0], base + "/live"], "main *")
+        said = complaints(chromium, [base + "/", links[0], base + "/live"], "main *")
     finally:
         proc.terminate()
         proc.wait(timeout=60)
