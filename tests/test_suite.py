@@ -26,3 +26,16 @@ def test_xdist_groups_are_honoured(request: pytest.FixtureRequest) -> None:
         f"pytest-xdist ignored the xdist_group mark ({request.node.nodeid}): this pytest and "
         "pytest-xdist do not work together; see the pytest pin in pyproject.toml"
     )
+
+
+def test_the_slow_tests_are_dealt_out_first(request: pytest.FixtureRequest) -> None:
+    """The session's tests run the ``slow`` ones first (tests/conftest.py), so pytest-xdist
+    starts the long tests while every worker is free and ends on the short ones.
+
+    Checked on this session's own list of tests, whatever part of the suite was asked for:
+    no test without the mark comes before one with it.
+    """
+    slow = [item.get_closest_marker("slow") is not None for item in request.session.items]
+    assert slow == sorted(slow, reverse=True), "a test without the slow mark runs before a slow one"
+    if any(slow):
+        assert slow[0], "the first test is not a slow one though the session holds slow tests"
