@@ -30,12 +30,13 @@ typecheck: $(STAMP)
 	$(BIN)/mypy arena sdk
 
 # pytest on WORKERS processes (most process and server tests wait on sockets, so more workers
-# than cores pay), with mypy beside it; its report is printed when pytest is done.
+# than cores pay), with mypy beside it; its report is printed when pytest is done, after the
+# 30 slowest tests and fixtures (where the suite's time goes, in CI's log too).
 WORKERS ?= 4
 
 test: lint bytecode
 	@$(BIN)/mypy arena sdk > $(VENV)/mypy.log 2>&1 & mypy=$$!; \
-	$(BIN)/pytest -q -n $(WORKERS); status=$$?; \
+	$(BIN)/pytest -q -n $(WORKERS) --durations=30 --durations-min=5; status=$$?; \
 	wait $$mypy || status=1; cat $(VENV)/mypy.log; exit $$status
 
 # The everyday loop: lint, types and the tests not marked slow (no processes, servers or

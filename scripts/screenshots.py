@@ -4,7 +4,8 @@ Plays a small event of the example bots over gRPC (or uses ``--db``), serves it 
 app on loopback and photographs each page with Debian's Chromium through Playwright; then opens
 ``arena table`` and photographs a person's seat at 1280 and 360 px through a whole game
 (``seat-*``: before the start, each kind of decision, the game's end) and its spectators' page
-at the end (``table-live-*``).
+at the end (``table-live-*``: the live page, as an event's running play shows it; an event's
+finished play has no live feed left to show).
 
     .venv/bin/python scripts/screenshots.py [--db runs/demo.sqlite] [--out FOLDER]
 """
@@ -89,7 +90,6 @@ def main() -> None:
                 f"/replay?event={event}&play={ordinal}&step={{hand_end}}&view=all",
                 "body[data-ready='1']",
             ),
-            "live": (f"/live?event={event}&play={ordinal}", "body[data-ended='1']"),
         }
         out.mkdir(parents=True, exist_ok=True)
         with running(create_app([db])) as url, sync_playwright() as pw:
@@ -103,7 +103,7 @@ def main() -> None:
                 page = browser.new_page(viewport={"width": width, "height": 900})
                 for name, (path, ready) in views.items():
                     page.goto(url + path.replace("{hand_end}", str(hand_end)))
-                    page.wait_for_selector(ready, timeout=60_000)
+                    page.wait_for_selector(ready, timeout=180_000)
                     shot = out / f"{name}-{width}.png"
                     page.screenshot(path=str(shot))
                     print(f"{shot}  {shot.stat().st_size // 1024} KiB")
@@ -176,6 +176,8 @@ def seat_shots(browser: Any, folder: Path, out: Path) -> None:
             "You",
             "--seed",
             "1664",
+            "--hands",
+            "1",
             "--window-s",
             "60",
             "--port",
@@ -237,11 +239,11 @@ def seat_shots(browser: Any, folder: Path, out: Path) -> None:
         if missing:
             raise SystemExit(f"the deal asked no {', '.join(sorted(missing))}")
         for page in pages.values():
-            page.wait_for_selector("#end:not([hidden]) #winner", timeout=60_000)
+            page.wait_for_selector("#end:not([hidden]) #winner", timeout=180_000)
         shoot(pages, out, "seat-end")
         for page in pages.values():
             page.goto(base + "/live")
-            page.wait_for_selector("body[data-ended='1']", timeout=60_000)
+            page.wait_for_selector("body[data-ended='1']", timeout=180_000)
         shoot(pages, out, "table-live")
     finally:
         proc.terminate()

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from typer._click.exceptions import ClickException
 from typer.core import TyperCommand
 
 from arena.cli.common import (
@@ -69,7 +70,7 @@ class GateCommand(TyperCommand):
         """Parses the arguments; a usage error keeps its message but exits with 3."""
         try:
             return super().make_context(info_name, args, parent, **extra)
-        except typer.TyperException as e:  # click's UsageError and BadParameter (exit 2)
+        except ClickException as e:  # click's UsageError and BadParameter (exit 2)
             e.exit_code = ERROR_EXIT
             raise
 

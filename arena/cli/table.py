@@ -30,7 +30,7 @@ def table(
         str | None,
         typer.Option(help="Take seat 0 under this name now and print its link."),
     ] = None,
-    hands: HandsOpt = 1,
+    hands: HandsOpt = 0,
     target: TargetOpt = 1000,
     grand: GrandOpt = True,
     seed: Annotated[
@@ -134,17 +134,16 @@ def table(
         serving = asyncio.ensure_future(serve_table(room, host, port, ready, stop))
         said = 0  # the games whose end was printed ("play again" starts another)
         while not serving.done() and not caught:
-            if room.state == "over" and room.games > said:
-                said = room.games
+            for record, error in room.ended[said:]:
+                said += 1
                 console.print(
-                    room.error
-                    or f"game over: replay written to {room.out} (arena replay show {room.out})",
+                    error or f"game over: replay written to {record} (arena replay show {record})",
                     highlight=False,
                 )
-                if linger_s is not None:
-                    await asyncio.sleep(linger_s)
-                    if room.state == "over" and room.games == said:
-                        break  # nobody asked to play again meanwhile
+            if said and linger_s is not None and room.state == "over":
+                await asyncio.sleep(linger_s)
+                if room.state == "over" and len(room.ended) == said:
+                    break  # nobody asked to play again meanwhile
             await asyncio.sleep(0.2)
         stop.set()  # Ctrl-C or SIGTERM: uvicorn's own handlers may not have been listening yet
         await asyncio.gather(serving, return_exceptions=True)
@@ -155,5 +154,5 @@ def table(
         finally:
             if caught:
                 console.print("stopped", highlight=False)
-    if room.error:
+    if any(error for _, error in room.ended):
         raise typer.Exit(1)

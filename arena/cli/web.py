@@ -38,9 +38,10 @@ def web(
         console.print("[red]error[/red]: give replay files, or event databases with --db")
         raise typer.Exit(2)
     try:
-        import uvicorn
+        import uvicorn  # the web extra, checked here
 
         from arena.web.app import create_app
+        from arena.web.service_guard import guarded_config
     except ImportError as e:
         console.print(
             f"[red]error[/red]: the web viewer needs the web extra ({e.name} is missing):"
@@ -54,7 +55,7 @@ def web(
     except (ArenaError, ValueError) as e:
         console.print(f"[red]error[/red]: {escape(str(e))}", soft_wrap=True)
         raise typer.Exit(2) from None
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning")
+    config = guarded_config(app, host, port)
     server = uvicorn.Server(config)
     what = f"{len(db or [])} database(s), {len(replays or [])} replay file(s)"
     with interrupted_exits(stop=lambda: setattr(server, "should_exit", True)):

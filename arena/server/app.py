@@ -98,12 +98,15 @@ class ArenaServer:
         seating: Seating = Seating.TICHUJOIN,
         key_seats: Mapping[str, int] | None = None,
         pings: bool = False,
+        machine_turns: Path | None = None,
     ) -> None:
         self.host = host
         # Bots on other machines are pinged (half-open connections); the runner's own are
         # watched as processes instead, and frozen between their turns (``freezes``).
         self.pings = pings
-        self.turns = TurnLocks()
+        # Turns kept apart in this referee; with ``machine_turns`` (a folder: a cluster task's
+        # referee, beside others on its machine) on the whole machine.
+        self.turns = TurnLocks(machine_turns)
         self.port = port
         self.manager = TableManager(runs_dir)
         self.lobby = (
@@ -162,6 +165,7 @@ class ArenaServer:
         if self.socket is not None:
             shutil.rmtree(self.socket.parent, ignore_errors=True)
             self.socket = None
+        self.turns.close()
 
     @property
     def freezes(self) -> bool:

@@ -16,9 +16,10 @@ bits by contending for them (docs/security.md §9). The sandbox cannot refuse th
   until the last one's bot is seen stopped (``BotTurn.settle``), so the wait for the kernel
   is paid where the referee would wait anyway. A referee plays every table of an event run
   here, of a gate, of a league round, so two copies of a bot there, partners at one table or
-  at two tables, never run at once (on a Dask cluster a task, one table, has a referee of
-  its own). ``strict`` adds one lock for all: at most one bot process of the referee runs at
-  a time.
+  at two tables, never run at once. On a Dask cluster a task (one table) has a referee of its
+  own, one of its worker machine's several: its locks are the machine's too (``TurnLocks``
+  with a folder: an ``flock`` per key). ``strict`` adds one lock for all: at most one bot
+  process of the referee (of the machine, on a cluster) runs at a time.
 
 A bot's decision time is not touched: its clock starts once it is thawed. What it cannot do
 any more is compute on the others' time.
@@ -27,11 +28,15 @@ any more is compute on the others' time.
 from __future__ import annotations
 
 import asyncio
+import fcntl
+import hashlib
+import os
 import time
 from collections.abc import Sequence
-from typing import Protocol
+from pathlib import Path
+from typing import Literal, Protocol
 
-__all__ = ["MACHINE", "BotTurn", "Freezable", "TurnLock", "TurnLocks"]
+__all__ = ["MACHINE", "BotTurn", "Freezable", "TurnLock", "TurnLocks", "machine_folder"]
 
 MACHINE = "*all*"
 """The key of the strict level's one lock: every bot process of the referee takes it."""
@@ -81,22 +86,88 @@ async def stopped(bot: Freezable) -> bool:
 
 class TurnLock(asyncio.Lock):
     """A lock of turns that remembers its last holder: the next one waits for that bot to
-    have stopped before its own runs (``BotTurn.settle``)."""
+    have stopped before its own runs (``BotTurn.settle``).
 
-    def __init__(self) -> None:
+    With a ``path`` it is the machine's too: held, it also holds an ``flock`` on that file,
+    so referees in other processes of the machine (a Dask worker's tasks) wait for it; its
+    holder then waits until its bot has stopped before letting it go, since no other process
+    can wait for that."""
+
+    def __init__(self, path: Path | None = None) -> None:
         super().__init__()
         self.last: BotTurn | None = None
+        self.path = path
+        self._fd: int | None = None
+
+    async def acquire(self) -> Literal[True]:
+        """Takes the lock (in this referee, then on the machine)."""
+        await super().acquire()
+        if self.path is None:
+            return True
+        try:
+            if self._fd is None:
+                self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            wait = _POLL_S
+            while True:
+                try:
+                    fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    return True
+                except BlockingIOError:  # a referee of another process has its turn
+                    await asyncio.sleep(wait)
+                    wait = min(2 * wait, 0.02)
+        except BaseException:
+            super().release()
+            raise
+
+    def release(self) -> None:
+        """Gives the lock back (on the machine first)."""
+        if self._fd is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+        super().release()
+
+    def close(self) -> None:
+        """Closes its file (which lets the machine's lock go, were it still held)."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+def machine_folder() -> Path:
+    """Where the locks of the machine's turns live: beside the runtime's images (one per user
+    and machine, in memory where there is a memory file system)."""
+    from arena.server.image import images_folder
+
+    return images_folder() / "turns"
 
 
 class TurnLocks:
-    """The turns of one referee's bots, by key (a bot's manifest, or ``MACHINE``)."""
+    """The turns of one referee's bots, by key (a bot's manifest, an owner, or ``MACHINE``).
 
-    def __init__(self) -> None:
+    With a ``folder`` (a cluster's task: several referees on one machine) every lock is the
+    machine's too, by a file of the folder named after its key."""
+
+    def __init__(self, folder: Path | None = None) -> None:
         self._locks: dict[str, TurnLock] = {}
+        self.folder = folder
 
     def get(self, keys: Sequence[str]) -> list[TurnLock]:
         """The locks of ``keys``, in one order for every caller (no two wait on each other)."""
-        return [self._locks.setdefault(key, TurnLock()) for key in sorted(set(keys))]
+        return [self._lock(key) for key in sorted(set(keys))]
+
+    def close(self) -> None:
+        """Closes the machine's lock files (the referee stops; a worker plays many tasks)."""
+        for lock in self._locks.values():
+            lock.close()
+
+    def _lock(self, key: str) -> TurnLock:
+        lock = self._locks.get(key)
+        if lock is None:
+            path = None
+            if self.folder is not None:
+                self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+                path = self.folder / (hashlib.sha256(key.encode()).hexdigest()[:32] + ".lock")
+            lock = self._locks[key] = TurnLock(path)
+        return lock
 
 
 class BotTurn:
@@ -142,12 +213,14 @@ class BotTurn:
 
     async def end(self) -> None:
         """Asks the bot to stop and gives its turn back; the next holder of its locks waits
-        until it has stopped."""
+        until it has stopped (or this turn does, before a lock of the machine goes)."""
         self.bot.freeze()
         if self._held:
             self._stopping = True
             if self.windows is not None:
                 self.windows.append((self._began, time.monotonic_ns()))
+            if any(lock.path is not None for lock in self._held):
+                await self.settle()
         held, self._held = self._held, []
         for lock in reversed(held):
             lock.last = self

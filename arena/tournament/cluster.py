@@ -246,9 +246,12 @@ async def _play(
 ) -> TaskResult:
     from arena.server import ArenaServer, play_table
     from arena.server.sandbox import require_sandbox
+    from arena.server.turns import machine_folder
 
     sandbox = require_sandbox(task.allow_unsandboxed)  # this worker's host, probed once
-    server = ArenaServer(port=0, runs_dir=None)
+    # The task's referee is one of the worker machine's several: its bots take their turns on
+    # the machine's locks, so one bot's processes never run at once there (docs/security.md §9).
+    server = ArenaServer(port=0, runs_dir=None, machine_turns=machine_folder())
     await server.start()
     table_id = task.table.table_id or "table"
     replays = [tmp / f"play-{play_id}.json" for play_id in task.play_ids]

@@ -28,6 +28,7 @@ from fastapi.staticfiles import StaticFiles
 from arena.rules import ArenaError
 from arena.web.data import EventData, NotFound
 from arena.web.live import DELAYS
+from arena.web.service_guard import Guard, guarded_config
 from arena.web.uploads import UploadedReplays
 from arena.web.viewer import Viewer
 from arena.web.viewer_events import event_routes
@@ -55,6 +56,7 @@ def create_app(
     poll_s: float = 0.5,
     files: Sequence[Path] = (),
     public: bool = False,
+    body_s: float = 300.0,
 ) -> FastAPI:
     """The application over these event databases (and replay ``files``, one more database
     after them: ``arena.web.files``).
@@ -62,7 +64,8 @@ def create_app(
     ``delay`` is the spectator delay of live tables (``trick``, ``hand`` or ``none``);
     ``poll_s`` how often streams look at the database and the live feeds. ``public``: served
     to strangers (the league service): no bot's log lines, a league's finished rounds only,
-    no server path named (``EventData``).
+    no server path named (``EventData``). Every request passes ``service_guard.Guard``
+    (security headers, no cross-site posts, a body whole within ``body_s``).
 
     Raises:
         StoreError: A file is not an event database.
@@ -88,6 +91,7 @@ def create_app(
         title="Tichu Arena", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan
     )
     app.state.uploads = uploads
+    app.add_middleware(Guard, body_s=body_s)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     shell = (STATIC / "page.html").read_text(encoding="utf-8")
     for page, title in PAGES.items():
@@ -118,16 +122,16 @@ def create_app(
 
 
 @contextmanager
-def running(app: FastAPI, *, timeout_s: float = 30.0) -> Iterator[str]:
+def running(app: FastAPI, *, timeout_s: float = 30.0, header_s: float = 10.0) -> Iterator[str]:
     """Serves ``app`` with uvicorn on a free loopback port in a thread; yields its address.
 
-    For the benchmark, the screenshots and the tests; ``arena web`` runs uvicorn itself.
+    For the benchmark, the screenshots and the tests; ``arena web`` runs uvicorn itself (both
+    with ``guarded_config``: a connection closed when no request's headers come in
+    ``header_s``).
     """
     import uvicorn
 
-    config = uvicorn.Config(
-        app, host="127.0.0.1", port=0, log_level="warning", proxy_headers=False
-    )  # no proxy before a test's server: ``X-Forwarded-For`` is trusted from none
+    config = guarded_config(app, "127.0.0.1", 0, header_s)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

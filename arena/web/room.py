@@ -70,6 +70,7 @@ class TableRoom:
         self.match: Match | None = None  # the game's rules state, kept when the game is over
         self._held: tuple[int, tuple[int, ...]] = (0, ())  # (hand, each seat's cards) now
         self.games = 1  # games played at this table (``again``)
+        self.ended: list[tuple[Path, str]] = []  # each game over: its record, its error
         self.first_stem = out.stem
 
     # ------------------------------------------------------------------ lobby
@@ -269,6 +270,7 @@ class TableRoom:
             await server.stop(1.0)
             for c in clients:
                 c.cancel()
+            self.ended.append((self.out, self.error))
             self.changed()
 
     def _watch(self, ev: Any) -> None:

@@ -1,8 +1,10 @@
 """What a person's page is sent: the seat's view of the table and the decision asked.
 
-Built from ``observe(match, seat)`` (the rules core's view of one seat: its own hand, public
-events), so no other seat's card is ever in it. A bomb window offered to another seat is
-shown as the ordinary turn, as the replay viewer does.
+The public part is the table's public events folded by ``PublicTable`` (what a spectator
+gets, without the delay); the private part comes from ``observe(match, seat)`` (the rules
+core's view of one seat: its own hand, its exchange), so no other seat's card is ever in it.
+A bomb window offered to another seat is shown as the ordinary turn, as the replay viewer
+does.
 """
 
 from __future__ import annotations

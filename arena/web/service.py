@@ -33,7 +33,6 @@ from arena.service.uploads import EXIT_PENDING, resumable, upload_area
 from arena.tournament.league.store import LeagueStore
 from arena.web.app import create_app
 from arena.web.service_accounts import router as account_router
-from arena.web.service_guard import Guard
 from arena.web.service_pages import router as league_router
 from arena.web.service_state import Limits, ServiceState
 from arena.web.service_submissions import router as submission_router
@@ -79,8 +78,7 @@ def create_service_app(
     state.failed.window_s = limits.login_window_s
     for partial in upload_area(db).glob("*.part"):  # uploads the last process was receiving
         partial.unlink(missing_ok=True)
-    app = create_app([db], public=True)
-    app.add_middleware(Guard, body_s=limits.body_timeout_s)
+    app = create_app([db], public=True, body_s=limits.body_timeout_s)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:

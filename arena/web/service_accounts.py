@@ -12,6 +12,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 
 from arena.service.accounts import SESSION_LIFETIME
 from arena.web.service_pages import render
+from arena.web.service_privacy import Part, require
 from arena.web.service_state import (
     LOGIN_COOKIE,
     SESSION_COOKIE,
@@ -107,9 +108,7 @@ async def logout(state: State, request: Request) -> RedirectResponse:
 
 
 def audit(state: ServiceState, request: Request) -> list[dict[str, Any]]:
-    owner = state.owner(request)
-    if owner is None or not owner.organiser:
-        raise HTTPException(403, "the audit log is the organiser's")
+    require(Part.AUDIT, state.owner(request))
     with state.service() as service:
         return service.audit_log()
 

@@ -8,7 +8,9 @@ headers on every answer, no form posted from another site, no request that takes
   and ends a request whose body stalls for ``idle_s`` or is not whole after ``body_s``
   (408): a trickling client holds nothing for long.
 * ``guarded_protocol`` makes uvicorn's HTTP protocol close a connection that has not sent a
-  request's headers within ``header_s`` (uvicorn itself waits for ever).
+  request's headers within ``header_s`` (uvicorn itself waits for ever); ``guarded_config``
+  is uvicorn's configuration with it, for every web app the arena serves (the viewer, a
+  table, the league service).
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ import time
 from typing import Any
 
 import anyio
+import uvicorn
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-__all__ = ["SECURITY_HEADERS", "Guard", "RequestTimeout", "guarded_protocol"]
+__all__ = ["SECURITY_HEADERS", "Guard", "RequestTimeout", "guarded_config", "guarded_protocol"]
 
 SECURITY_HEADERS = (
     (
@@ -146,3 +149,16 @@ class _GuardedH11(H11Protocol):
 def guarded_protocol(header_s: float) -> type[H11Protocol]:
     """The protocol class for ``uvicorn.Config(http=...)`` with this header timeout."""
     return type("GuardedH11", (_GuardedH11,), {"header_s": header_s})
+
+
+def guarded_config(app: ASGIApp, host: str, port: int, header_s: float = 10.0) -> uvicorn.Config:
+    """uvicorn's configuration for ``app`` on ``host:port``: the guarded protocol, no proxy
+    trusted (``X-Forwarded-For`` from nobody), warnings only."""
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        http=guarded_protocol(header_s),
+        proxy_headers=False,
+    )

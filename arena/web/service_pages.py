@@ -19,6 +19,7 @@ from arena.server.bots import seat_log
 from arena.service.scheduler import plan
 from arena.tournament.league.season import season_table, table_json
 from arena.tournament.league.store import LeagueStore
+from arena.web.service_privacy import Part, may, require, shown
 from arena.web.service_state import ServiceState, State
 from arena.web.viewer import PROBLEMS
 
@@ -158,9 +159,10 @@ def bot_data(state: ServiceState, bot: str, request: Request) -> dict[str, Any]:
             }
             for v in store.versions(bot)
         ]
-        mine = owner is not None and owner.name == info.owner
-        logs = _logs(store.path, store, bot, finished) if mine else None
-    return {
+        logs = (
+            _logs(store.path, store, bot, finished) if may(Part.LOGS, owner, info.owner) else None
+        )
+    answer = {
         "bot": bot,
         "owner": info.owner,
         "retired": info.retired,
@@ -175,6 +177,7 @@ def bot_data(state: ServiceState, bot: str, request: Request) -> dict[str, Any]:
         "failures": failures,
         "logs": logs,
     }
+    return shown(answer, owner, info.owner)
 
 
 @router.get("/api/service/bots/{bot}")
@@ -215,11 +218,9 @@ def bot_page(state: State, bot: str, request: Request) -> HTMLResponse:
 @router.get("/service/bots/{bot}/logs/{path:path}", include_in_schema=False)
 def bot_log(state: State, bot: str, path: str, request: Request) -> FileResponse:
     """One seat log of a finished round, to the bot's owner alone."""
-    owner = state.owner(request)
     with state.store() as store:
         known = {b.name: b for b in store.bots()}
-        if bot not in known or owner is None or known[bot].owner != owner.name:
-            raise HTTPException(403, "a bot's logs are its owner's")
+        require(Part.LOGS, state.owner(request), known[bot].owner if bot in known else None)
         finished = {r.id for r in store.rounds() if r.finished}
         listed = _logs(store.path, store, bot, finished)
     if path not in listed:

@@ -16,6 +16,7 @@ from arena.service.accounts import Owner
 from arena.service.uploads import PACKING, UploadRefused, receive, upload_area
 from arena.web.service_guard import RequestTimeout
 from arena.web.service_pages import render
+from arena.web.service_privacy import shown
 from arena.web.service_state import ServiceState, State, client_address
 from arena.web.viewer import PROBLEMS
 
@@ -157,10 +158,7 @@ def submission_data(state: ServiceState, submission_id: int, request: Request) -
         found = service.submission(submission_id)
     if found is None:
         raise HTTPException(404, f"no submission {submission_id}")
-    data = found.to_json()
-    if owner is None or owner.name != found.owner:
-        data["report"] = None
-    return data
+    return shown(found.to_json(), owner, found.owner)
 
 
 @router.get("/api/service/submissions/{submission_id}")
@@ -195,7 +193,7 @@ def verdict_page(state: State, submission_id: SubmissionId, request: Request) ->
 def log(state: ServiceState) -> list[dict[str, Any]]:
     with state.service() as service:
         return [
-            {**s.to_json(), "report": None, "progress": s.progress if not s.done else ""}
+            {**shown(s.to_json(), None, s.owner), "progress": s.progress if not s.done else ""}
             for s in service.submissions()
         ]
 

@@ -1,4 +1,8 @@
-"""A table where people play against bots: a lobby, invite links, and a person's seat.
+"""A table where people play against bots: its web app (the lobby, a person's seat, ``/live``).
+
+The concerns live beside it: ``arena.web.room`` (``TableRoom``: seats, the game, the public
+events), ``arena.web.seat`` (a person's seat and the bot that waits for them),
+``arena.web.seat_view`` (what a person's page is sent), ``arena.web.live`` (``PublicTable``).
 
 ``TableRoom`` holds four seats. People take seats in the lobby (``/``) or through an invite
 link carrying that seat's secret (``/seat?token=...``); when someone starts the game, bots
@@ -9,9 +13,11 @@ decision to the person's page and waits for the answer, which the SDK sends and 
 checks as it checks every bot's. The game is recorded to a replay file.
 
 Hidden information: a person's page asks ``/api/seat/state`` with its seat's secret and gets
-``observe(match, seat)`` (the rules core's view of one seat: its own hand, public events) and
-its own pending decision; no other seat's card is ever in it. A bomb window offered to another
-seat is shown as the ordinary turn, as the replay viewer does.
+the public table (the same public events as a spectator, without the delay) and its seat's
+own part from ``observe(match, seat)`` (its hand, its exchange), and its own pending decision;
+no other seat's card is ever in it. A bomb window offered to another seat is shown as the
+ordinary turn, as the replay viewer does. When the game ends, a new one may start at the same
+table (``/api/again``).
 
 Spectators (``/live``, linked from the lobby) see the table's public events under the spectator
 delay (``delay``: ``trick`` by default, as ``arena web``), drawn by the live page.
@@ -40,6 +46,7 @@ from arena.web.app import STATIC
 from arena.web.live import PublicTable, visible_count
 from arena.web.room import TableRoom
 from arena.web.seat import LEAVE_RULES, Person, PersonBot, SeatError, TableSettings
+from arena.web.service_guard import Guard, guarded_config
 from arena.web.viewer import resume_id
 
 __all__ = [
@@ -61,6 +68,7 @@ def create_table_app(room: TableRoom, *, poll_s: float = 20.0) -> FastAPI:
     changed, or after ``poll_s``), so every response is a plain JSON document.
     """
     app = FastAPI(title="Tichu Arena table", docs_url=None, redoc_url=None, openapi_url=None)
+    app.add_middleware(Guard)  # security headers, no cross-site posts, bodies in time
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     shell = (STATIC / "page.html").read_text(encoding="utf-8")
 
@@ -188,7 +196,7 @@ async def serve_table(
     is set (or Ctrl-C); ``ready(port)`` hears the port bound."""
     import uvicorn
 
-    config = uvicorn.Config(create_table_app(room), host=host, port=port, log_level="warning")
+    config = guarded_config(create_table_app(room), host, port)
     server = uvicorn.Server(config)
     task = asyncio.ensure_future(server.serve())
     while not server.started:

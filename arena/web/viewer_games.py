@@ -30,15 +30,9 @@ def game_routes(v: Viewer) -> APIRouter:
         a ``fetch`` needs no permission to send), though it cannot read the answer, so it
         could only store replays nobody can find and push the person's own uploads out of
         the kept ones. Nothing is changed but that store and no session is at stake, so no
-        CSRF token is needed; a request whose ``Origin`` is another site's is refused, which
-        stops that nuisance (browsers send ``Origin`` with every POST).
+        CSRF token is needed; ``service_guard.Guard`` refuses a post whose ``Origin`` is
+        another site's, as it does for every form the arena serves.
         """
-        origin = request.headers.get("origin")
-        host = request.headers.get("host", "")
-        if origin is not None and origin != f"{request.url.scheme}://{host}":
-            raise HTTPException(
-                403, f"uploads come from this viewer's own pages, not from {origin[:80]!r}"
-            )
         try:
             upload_id = await v.uploads.receive(
                 name, request.stream(), request.headers.get("content-length")

@@ -80,3 +80,29 @@ def test_the_gate_synopsis_lists_every_option() -> None:
     gate = typer.main.get_command(app).commands["gate"]  # type: ignore[attr-defined]
     shown = {o for _, o, hidden in _options(gate) if not hidden} - {"--help", "--no-quiet"}
     assert {o for o in shown if o not in synopsis} == set()
+
+
+def _commands(command: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
+    """The argument path of every command and group under ``command``."""
+    yield path
+    for name, sub in getattr(command, "commands", {}).items():
+        yield from _commands(sub, (*path, name))
+
+
+def test_every_help_screen_labels_values_the_classic_way() -> None:
+    """Issue 51: help screens said ``{db}`` for an argument and ``--help <bool>``; every
+    screen names an argument in capitals (``DB``), a value by its kind (``FILE``, ``TEXT``,
+    ``INTEGER``) and a flag by nothing."""
+    runner = CliRunner()
+    paths = list(_commands(typer.main.get_command(app)))
+    assert ("league", "submit") in paths and len(paths) > 30
+    bad = {}
+    for path in paths:
+        result = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "200"})
+        assert result.exit_code == 0, (path, result.output)
+        labels = [w for w in result.output.split() if w.startswith(("{", "<")) and w[-1] in "}>"]
+        if labels:
+            bad[" ".join(path)] = labels
+    assert bad == {}
+    usage = runner.invoke(app, ["ratings", "--help"], env={"COLUMNS": "200"}).output
+    assert "ratings [OPTIONS] DB" in " ".join(usage.split())

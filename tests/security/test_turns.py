@@ -74,11 +74,14 @@ async def _tables(
     others: bool = False,
     spin: bool = False,
     owner: str | None = None,
+    referees: int = 1,
+    machine: Path | None = None,
 ) -> tuple[list[Path], list[list[tuple[int, int]]]]:
     """Plays ``count`` tables of four heartbeat copies at once; their seat logs and, by log,
     the turns the referee gave each process (none on a referee that pings). With ``others``
     each table's copies are of a bot of its own (a copy of the folder); ``owner`` is every
-    seat's owner (a league's)."""
+    seat's owner (a league's). With ``referees`` the tables are shared out among that many
+    referees (a cluster worker's tasks), taking turns on the machine's locks in ``machine``."""
     manifests = []
     for k in range(count):
         folder = BOTS / "heartbeat"
@@ -86,8 +89,9 @@ async def _tables(
             folder = shutil.copytree(folder, tmp / f"heartbeat-{k}")
         manifest = load_manifest(folder / "bot.toml")
         manifests.append(manifest.configured({"HEARTBEAT_SPIN": "1" if spin else "0"}, []))
-    server = ArenaServer(pings=pings)
-    await server.start()
+    servers = [ArenaServer(pings=pings, machine_turns=machine) for _ in range(referees)]
+    for server in servers:
+        await server.start()
     spec = TableSpec(max_hands=2, time=TimeControl(decision_ms=10_000), seed=7)
     windows: dict[Path, list[tuple[int, int]]] = {}
 
@@ -100,7 +104,7 @@ async def _tables(
         played = await asyncio.gather(
             *(
                 play_table(
-                    server,
+                    servers[k % referees],
                     spec,
                     [manifests[k]] * 4,
                     log_dir=tmp / f"t{k}",
@@ -112,7 +116,8 @@ async def _tables(
             )
         )
     finally:
-        await server.stop(1.0)
+        for server in servers:
+            await server.stop(1.0)
     # every answer in time: a bot stopped in its own turn would time out
     failures = [f for _, records in played for r in records for f in r.failures]
     assert not failures, failures
@@ -184,6 +189,21 @@ def test_strict_runs_one_bot_process_of_all_at_a_time(
     every = sorted(w for turns in windows for w in turns[1:])
     apart = all(end <= begin for (_, end), (begin, _) in itertools.pairwise(every))
     assert apart is (strict or owner is not None)
+
+
+@pytest.mark.parametrize("machine", [False, True])
+def test_one_bot_at_two_referees_of_a_machine(tmp_path: Path, machine: bool) -> None:
+    """A Dask worker machine plays each task's table with a referee of its own. With the
+    machine's locks (what a cluster task's referee takes) the bot's processes at two such
+    referees never run at once; without them (two unrelated runs) they do."""
+    _needs_freezer()
+    folder = tmp_path / "turns" if machine else None
+    logs, windows = asyncio.run(_tables(tmp_path, 2, pings=False, referees=2, machine=folder))
+    for table_logs, turns in by_table(logs, windows):
+        assert outside_turns(table_logs, turns)[0] == 0, table_logs
+    every = sorted(w for turns in windows for w in turns[1:])
+    apart = all(end <= begin for (_, end), (begin, _) in itertools.pairwise(every))
+    assert apart is machine
 
 
 def test_the_control_without_freezing_overlaps(tmp_path: Path) -> None:

@@ -10,7 +10,16 @@ from typing import Any
 import pytest
 
 pytest.importorskip("fastapi", reason="the web extra is not installed")
-from tests.web.served import ARENA, ARGS, CHROMIUM, Served, event_toml, play_event, serve
+from tests.web.served import (
+    ARENA,
+    ARGS,
+    CHROMIUM,
+    Bypassing,
+    Served,
+    event_toml,
+    play_event,
+    serve,
+)
 
 
 @pytest.fixture(scope="session")
@@ -58,8 +67,9 @@ def web(event_db: Path) -> Iterator[Served]:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """One headless Chromium for a module (Debian's); each test opens its own pages."""
+def chromium() -> Iterator[Any]:
+    """One headless Chromium for a module (Debian's), its pages under the sites' policies;
+    each test opens its own pages."""
     if not CHROMIUM.exists():
         pytest.skip(f"no browser: {CHROMIUM} is missing (apt-get install chromium)")
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
@@ -67,6 +77,12 @@ def browser() -> Iterator[Any]:
         b = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         yield b
         b.close()
+
+
+@pytest.fixture(scope="module")
+def browser(chromium: Any) -> Any:
+    """The module's Chromium, its pages bypassing the sites' policies (``Bypassing``)."""
+    return Bypassing(chromium)
 
 
 @pytest.hookimpl(tryfirst=True)

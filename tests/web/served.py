@@ -30,6 +30,29 @@ ARGS = [
     "--no-first-run",
 ]
 BOTS = Path(__file__).parent / "bots"
+
+
+class Bypassing:
+    """A browser whose new pages and contexts bypass the pages' Content-Security-Policy.
+
+    Playwright's ``wait_for_function`` evaluates its predicate with ``eval``, which the
+    arena's policy (``script-src 'self'``) refuses; the pages themselves are checked under
+    the policy in ``tests/web/test_csp.py``.
+    """
+
+    def __init__(self, browser: Any) -> None:
+        self.browser = browser
+
+    def new_page(self, **options: Any) -> Any:
+        return self.browser.new_page(bypass_csp=True, **options)
+
+    def new_context(self, **options: Any) -> Any:
+        return self.browser.new_context(bypass_csp=True, **options)
+
+    def close(self) -> None:
+        self.browser.close()
+
+
 ARENA = [sys.executable, "-m", "arena.cli.main"]
 
 

@@ -32,6 +32,12 @@ def test_refusals_and_the_stand_in_when_time_runs_out(tmp_path: Path) -> None:
             assert bad.status_code == 409 and "no seat has this token" in bad.json()["detail"]
             taken = http.post("/api/sit", json={"seat": 0, "name": "Eve"})
             assert taken.status_code == 409 and "seat 0 is taken" in taken.json()["detail"]
+            # the table is guarded as the league service is (issue 46)
+            assert "frame-ancestors 'none'" in taken.headers["content-security-policy"]
+            foreign = http.post(
+                "/api/sit", json={"seat": 1, "name": "Eve"}, headers={"Origin": "http://x.example"}
+            )
+            assert foreign.status_code == 403, foreign.text
             early = http.post("/api/again", json={"token": token})
             assert early.status_code == 409 and "not over" in early.json()["detail"], early.text
             invite = http.get("/api/invite", params={"token": links[1].split("token=")[1]})

@@ -22,7 +22,7 @@ from arena.tournament.live import live_path
 from arena.tournament.store import EventStore
 from arena.web.app import create_app, running
 from arena.web.uploads import MAX_UPLOAD_BYTES
-from tests.web.served import ARENA, ARGS, BOTS, CHROMIUM, Served, event_toml, serve
+from tests.web.served import ARENA, ARGS, BOTS, CHROMIUM, Bypassing, Served, event_toml, serve
 
 pytestmark = pytest.mark.slow
 
@@ -37,7 +37,7 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not 
 def page() -> Iterator[Any]:
     """One headless Chromium page (Playwright downloads no browser: Debian's is used)."""
     with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        browser = Bypassing(pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS))
         p = browser.new_page(viewport={"width": 1280, "height": 900})
         yield p
         browser.close()
@@ -261,7 +261,9 @@ def test_follow_a_live_table_until_its_match_ends(
             # Without a spectator delay, a trick is seen while it is played (the feed is
             # written event by event); the page rewinds while live and follows again.
             with running(create_app([db], delay="none", poll_s=0.1)) as open_url:
-                mid = page.context.browser.new_page(viewport={"width": 420, "height": 900})
+                mid = Bypassing(page.context.browser).new_page(
+                    viewport={"width": 420, "height": 900}
+                )
                 try:
                     mid.goto(open_url + f"/live?event=livetest&play={ordinal}&follow=0")
                     mid.wait_for_function(
@@ -276,7 +278,9 @@ def test_follow_a_live_table_until_its_match_ends(
                 finally:
                     mid.close()
             # The event page, in a second tab, follows the running event without a reload.
-            event_page = page.context.browser.new_page(viewport={"width": 1280, "height": 900})
+            event_page = Bypassing(page.context.browser).new_page(
+                viewport={"width": 1280, "height": 900}
+            )
             try:
                 event_page.goto(url + "/event?event=livetest")
                 event_page.wait_for_selector("table.stats")
@@ -319,7 +323,7 @@ def test_a_live_page_moves_on_to_the_next_play_when_its_play_ends(
         (bots / "hold").touch()
         for url in serve([db]):
             page.goto(url + f"/live?event=nexttest&play={first}")
-            stay = page.context.browser.new_page(viewport={"width": 1280, "height": 900})
+            stay = Bypassing(page.context.browser).new_page(viewport={"width": 1280, "height": 900})
             try:
                 stay.goto(url + f"/live?event=nexttest&play={first}&follow=0")
                 assert page.locator("#follownext").is_checked()

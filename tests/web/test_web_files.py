@@ -41,6 +41,24 @@ def test_a_replay_file_opens_steps_and_downloads(played: Path) -> None:
         assert httpx.get(url + "/favicon.ico").status_code == 200
 
 
+def test_the_viewer_is_guarded_as_the_league_service_is(played: Path) -> None:
+    """Issue 46: ``arena web`` had none of the service's guard. Every answer carries the
+    security headers, a post from another site's page is refused, and a connection that
+    sends no request is closed."""
+    with running(create_app([], files=[played]), header_s=0.5) as url:
+        page = httpx.get(url + "/")
+        assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
+        assert page.headers["x-content-type-options"] == "nosniff"
+        foreign = upload(url, b"{}", origin="http://elsewhere.example")
+        assert foreign.status_code == 403, foreign.text
+        host, port = url.removeprefix("http://").split(":")
+        idle = http.client.HTTPConnection(host, int(port), timeout=30)
+        idle.connect()
+        assert idle.sock is not None
+        idle.sock.settimeout(30)
+        assert idle.sock.recv(1) == b""  # closed by the server, well before our 30 s
+
+
 def test_the_command_needs_something_to_serve(tmp_path: Path) -> None:
     run = subprocess.run([*ARENA, "web"], capture_output=True, text=True)
     assert run.returncode == 2 and "give replay files" in run.stderr
@@ -88,7 +106,7 @@ def test_an_uploaded_replay_opens_as_the_same_file_given_on_the_command_line(
         # Another site's page may make the browser post, not store a replay.
         forged = upload(url, body, Origin="http://evil.example")
         assert forged.status_code == 403, forged.text
-        assert "this viewer's own pages" in forged.json()["detail"]
+        assert "this site's own pages" in forged.json()["detail"]
 
 
 def test_an_upload_that_is_no_replay_is_refused_with_its_reason(
