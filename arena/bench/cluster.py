@@ -14,9 +14,9 @@ Figures per way: plays, hands, wall time, hands/s, and hands/s **per core** (div
 tables at once, at most the machine's cores), and memory growth per 1,000 plays of the runner
 and of the workers (summed): the resident size once a fifth of the plays are recorded (the
 referee's bounded caches are full by then) against the end's, over the plays between. An
-event of any length should grow neither. And the CPU milliseconds per hand of every process
-the way ran (runner, Dask, referees, bots): on a machine busy with other work, wall times
-vary with the load, CPU per hand much less.
+event of any length should grow neither. And the CPU milliseconds per hand of the runner,
+Dask's processes and the referees, start-up included (not the bots': ``cpu_ms_per_hand``): on
+a machine busy with other work, wall times vary with the load, CPU per hand much less.
 """
 
 from __future__ import annotations
@@ -57,12 +57,13 @@ class WayFigures:
     cores: int
     runner_mib_per_1k: float
     workers_mib_per_1k: float | None  # None: the runner is the worker (local pool)
-    cpu_s: float = 0.0  # CPU of every process of the way: runner, Dask, referees, bots
+    cpu_s: float = 0.0  # CPU of the runner, Dask's processes and the referees (not the bots)
 
     @property
     def cpu_ms_per_hand(self) -> float:
-        """CPU milliseconds per hand, every process counted: the cost a loaded machine's
-        wall time hides least."""
+        """The arena's and Dask's CPU milliseconds per hand, start-up included: what a loaded
+        machine's wall time hides least. The bots are not counted (a sandbox's processes are
+        killed, not reaped by the runner, so their CPU is not its children's)."""
         return 1000 * self.cpu_s / max(self.hands, 1)
 
     @property
@@ -209,9 +210,9 @@ def bench_cluster(
 ) -> list[WayFigures]:
     """Plays the event the three ways (see the module doc), ``tables`` sessions at once.
 
-    Each way's CPU counts every process it started, once they have ended (a local cluster's
-    and the hand-started workers' included; a given scheduler's workers are not ours to
-    count: 0)."""
+    Each way's CPU counts the processes it started, once they have ended (a local cluster's
+    and the hand-started workers' included, the bots not; a given scheduler's workers are not
+    ours to count: 0)."""
     data = bench_spec_data(bot, plays, tables)
     ways = []
     cpu = _cpu_s()

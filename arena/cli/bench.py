@@ -297,8 +297,8 @@ def cluster_bench(
     from arena.runtime.aio import tune_gc
 
     tune_gc()
-    ways = bench_cluster(bot, plays, tables, scheduler)
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    ways = bench_cluster(bot, plays, tables, scheduler)
     head = f"{'way':<34} {'plays':>6} {'hands':>6} {'wall s':>7} {'hands/s':>8} {'per core':>8}"
     print(f"{head} {'CPU ms/hand':>11} {'runner MiB/1k plays':>19} {'workers MiB/1k plays':>20}")
     for w in ways:

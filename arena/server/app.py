@@ -165,6 +165,7 @@ class ArenaServer:
         if self.socket is not None:
             shutil.rmtree(self.socket.parent, ignore_errors=True)
             self.socket = None
+        self.turns.close()
 
     @property
     def freezes(self) -> bool:

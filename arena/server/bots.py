@@ -443,12 +443,18 @@ async def play_table(
         given_up = {seat for record in table.records for seat in record.outcome.given_up}
         await asyncio.gather(
             *(
-                proc.stop(0.0 if seat in given_up else 5.0)
+                proc.stop(0.0 if seat in given_up else STOP_GRACE_S)
                 for seat, proc in enumerate(bots)
                 if proc is not None
             )
         )
     return table, records
+
+
+STOP_GRACE_S = 10.0
+"""How long a table's bots have, thawed at its end, to read what was sent to them while they
+were frozen (the last plays, the match's end) and exit on their own before they are stopped:
+a frozen bot reads nothing, so at a loaded machine's table end it has that backlog first."""
 
 
 def bot_keys(manifest: Manifest) -> list[str]:

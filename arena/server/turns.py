@@ -16,9 +16,10 @@ bits by contending for them (docs/security.md §9). The sandbox cannot refuse th
   until the last one's bot is seen stopped (``BotTurn.settle``), so the wait for the kernel
   is paid where the referee would wait anyway. A referee plays every table of an event run
   here, of a gate, of a league round, so two copies of a bot there, partners at one table or
-  at two tables, never run at once (on a Dask cluster a task, one table, has a referee of
-  its own). ``strict`` adds one lock for all: at most one bot process of the referee runs at
-  a time.
+  at two tables, never run at once. On a Dask cluster a task (one table) has a referee of its
+  own, one of its worker machine's several: its locks are the machine's too (``TurnLocks``
+  with a folder: an ``flock`` per key). ``strict`` adds one lock for all: at most one bot
+  process of the referee (of the machine, on a cluster) runs at a time.
 
 A bot's decision time is not touched: its clock starts once it is thawed. What it cannot do
 any more is compute on the others' time.
@@ -124,6 +125,12 @@ class TurnLock(asyncio.Lock):
             fcntl.flock(self._fd, fcntl.LOCK_UN)
         super().release()
 
+    def close(self) -> None:
+        """Closes its file (which lets the machine's lock go, were it still held)."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
 
 def machine_folder() -> Path:
     """Where the locks of the machine's turns live: beside the runtime's images (one per user
@@ -146,6 +153,11 @@ class TurnLocks:
     def get(self, keys: Sequence[str]) -> list[TurnLock]:
         """The locks of ``keys``, in one order for every caller (no two wait on each other)."""
         return [self._lock(key) for key in sorted(set(keys))]
+
+    def close(self) -> None:
+        """Closes the machine's lock files (the referee stops; a worker plays many tasks)."""
+        for lock in self._locks.values():
+            lock.close()
 
     def _lock(self, key: str) -> TurnLock:
         lock = self._locks.get(key)

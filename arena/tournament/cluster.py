@@ -19,7 +19,12 @@ cluster of N worker processes, started and stopped here). Dask is an optional de
   that died, which the scheduler may still hold), and a play already recorded is never
   written again, so a task re-run after a lost worker (Dask reschedules it) cannot double a
   hand; a driver that died is resumed with ``arena event resume``, which submits what is
-  still pending.
+  still pending. The driver releases each task's result once it has recorded its plays: the
+  cluster holds running tasks alone, and a lost worker makes it compute nothing recorded.
+* **Live feeds**: a worker sends the public events of its plays to the driver as they happen
+  (``LIVE_TOPIC``, the scheduler's events; ``arena.tournament.live.FeedLines``), which
+  writes them to ``<db>.live/`` as the local pool does and hears of each play's end
+  (``EventRunner.play_ended``: the progress bar moves play by play).
 * **Bots travel as content-hashed bundles** (``arena.server.bundle``): a worker unpacks them
   into its cache and refuses a bundle whose files do not match its hash; built-in bots are the
   worker's own installed copies, refused when their hash differs from the driver's.

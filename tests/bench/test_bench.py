@@ -74,3 +74,16 @@ def test_sandbox_bench_times_every_kind_of_start() -> None:
     assert len(f.plain_ms) == len(f.none_ms) == len(f.boxed_ms) == 2
     assert len(f.uncgrouped_ms) == (2 if f.sandbox.cgroups is not None else 0)
     assert all(ms > 0 for ms in f.plain_ms + f.none_ms + f.boxed_ms + f.uncgrouped_ms)
+
+
+def test_the_cluster_bench_event_has_the_plays_asked_for_and_room_for_the_tables() -> None:
+    """``arena bench cluster --plays N``: about N one-hand plays (a round's boards more at
+    most), and two tables a round, so N tables at once find sessions to play."""
+    from arena.bench.cluster import bench_spec_data
+    from arena.tournament.model import parse_event, plan_event
+
+    for plays in (28, 600, 5000):
+        spec = parse_event(bench_spec_data("random", plays, 2), source="test")
+        plan = plan_event(spec)
+        assert plays <= len(plan.plays) < plays + 28
+        assert len({(p.round, p.table) for p in plan.plays if p.round == 0}) == 2
