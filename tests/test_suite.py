@@ -6,6 +6,8 @@ import os
 
 import pytest
 
+from tests.conftest import deal_order
+
 GROUP = "suite-check"
 
 
@@ -29,13 +31,17 @@ def test_xdist_groups_are_honoured(request: pytest.FixtureRequest) -> None:
 
 
 def test_the_slow_tests_are_dealt_out_first(request: pytest.FixtureRequest) -> None:
-    """The session's tests run the ``slow`` ones first (tests/conftest.py), so pytest-xdist
-    starts the long tests while every worker is free and ends on the short ones.
+    """The session's tests run the ``slow`` ones first, the longest allowed first
+    (tests/conftest.py), so pytest-xdist starts the long tests while every worker is free and
+    ends on the short ones.
 
-    Checked on this session's own list of tests, whatever part of the suite was asked for:
-    no test without the mark comes before one with it.
+    Checked on this session's own list of tests, whatever part of the suite was asked for: no
+    test without the mark comes before one with it, nor a slow module's test allowed less time
+    before one allowed more.
     """
-    slow = [item.get_closest_marker("slow") is not None for item in request.session.items]
-    assert slow == sorted(slow, reverse=True), "a test without the slow mark runs before a slow one"
+    items = request.session.items
+    order = deal_order(items)
+    assert order == sorted(order), "a test runs before one dealt out earlier (deal_order)"
+    slow = [item.get_closest_marker("slow") is not None for item in items]
     if any(slow):
         assert slow[0], "the first test is not a slow one though the session holds slow tests"
