@@ -137,8 +137,9 @@ async def play(args: argparse.Namespace) -> int:
             await call.write(hello(token, key, resume, args.quiet))
             dropped = False
             async for msg in call:
-                if dump is not None:
+                if dump is not None:  # flushed at once: what it was sent, however it ends
                     dump.write(msg.SerializeToString().hex() + "\n")
+                    dump.flush()
                 which = msg.WhichOneof("payload")
                 if which == "welcome":
                     token = msg.welcome.seat_token
