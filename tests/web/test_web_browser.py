@@ -311,8 +311,10 @@ def test_a_live_page_moves_on_to_the_next_play_when_its_play_ends(
     ``follow=0`` stays."""
     bots = tmp_path / "bots"
     shutil.copytree(BOTS, bots)
-    slowbot = bots / "slowbot.toml"  # no time a decision: the first play ends soon
-    slowbot.write_text(slowbot.read_text(encoding="utf-8").replace('"80"', '"0"'), "utf-8")
+    # 0.3 s a decision: the first play lasts a few seconds, so the pages open while it runs
+    # (its live feed is removed once it is recorded: a page opened after that finds none)
+    slowbot = bots / "slowbot.toml"
+    slowbot.write_text(slowbot.read_text(encoding="utf-8").replace('"80"', '"300"'), "utf-8")
     db = tmp_path / "next.sqlite"
     proc = run_event(event_toml(tmp_path, "nexttest", str(slowbot), 1, jobs=1), db)
     try:
@@ -328,8 +330,7 @@ def test_a_live_page_moves_on_to_the_next_play_when_its_play_ends(
                 stay.goto(url + f"/live?event=nexttest&play={first}&follow=0")
                 assert page.locator("#follownext").is_checked()
                 assert not stay.locator("#follownext").is_checked()
-                # The first play ends (it may have before the page opened: the page then
-                # reads its whole feed); 5 s later the page opens the second.
+                # The first play ends; 5 s later the page opens the second.
                 for p in (page, stay):
                     p.wait_for_selector("body[data-ended='1']", timeout=120_000)
                 page.wait_for_url(re.compile(rf"[?&]play=(?!{first}\b)\d+"), timeout=120_000)
