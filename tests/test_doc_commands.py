@@ -153,9 +153,10 @@ def test_every_other_command_in_the_docs_is_known() -> None:
             wanted = re.findall(r"\[([a-z,]+)\]", " ".join(words))
             assert wanted and all(x in extras for w in wanted for x in w.split(",")), words
         elif first == "dask":  # as tests/dask_cluster.py and the by-hand test start them
-            assert (
-                words[1] in ("scheduler", "worker") and "--nthreads" in words
-            ) or "--port" in words
+            # the scheduler on a port, each worker its threads: both as the docs start them
+            assert (words[1:2] == ["scheduler"] and "--port" in words) or (
+                words[1:2] == ["worker"] and "--nthreads" in words
+            ), words
         elif first == "python" and words[1:3] == ["-m", "sdk"]:
             assert "--server" in words and "--token" in words, words
         elif first in SYSTEM or (first == "sudo" and arena_words(words) is None):

