@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 
 import pytest
@@ -16,15 +15,11 @@ def stub() -> Callable[..., Manifest]:
     """A manifest for the stub bot with extra arguments (``--mode``, ``--after``, ...).
 
     Its folder (what its sandbox shows of it) is ``bots/``, as if its bot.toml were there.
-    Each manifest names a file of its own there, so each is a bot of its own: the tables of
-    a test run at once, as strangers' bots do, rather than taking the turns of one bot's
-    processes (``arena.server.turns``).
     """
-    made = itertools.count()
 
     def make(*args: str, name: str = "stub") -> Manifest:
         command = ["{python}", str(STUB_BOT), *args]
-        path = STUB_BOT.parent / f"bot-{next(made)}.toml"
+        path = STUB_BOT.parent / "bot.toml"
         return Manifest(name=name, command=command, workdir=ROOT, path=path)
 
     return make
